@@ -104,12 +104,12 @@ func ABA(r *model.Robot, q, qd, tau []float64) []float64 {
 	n := len(r.Joints)
 	xs := jointTransforms(r, q)
 	vel := make([]spatial.Motion, n)
-	bias := make([]spatial.Motion, n)  // c_i = v_i × S·qd
-	pa := make([]spatial.Force, n)     // articulated bias force
-	ia := make([]spatial.Mat6, n)      // articulated inertia
-	u := make([][]spatial.Force, n)    // U = Ia·S, per column
-	dinv := make([]*mat.Dense, n)      // (Sᵀ U)⁻¹
-	uvec := make([][]float64, n)       // τ - Sᵀ pA
+	bias := make([]spatial.Motion, n) // c_i = v_i × S·qd
+	pa := make([]spatial.Force, n)    // articulated bias force
+	ia := make([]spatial.Mat6, n)     // articulated inertia
+	u := make([][]spatial.Force, n)   // U = Ia·S, per column
+	dinv := make([]*mat.Dense, n)     // (Sᵀ U)⁻¹
+	uvec := make([][]float64, n)      // τ - Sᵀ pA
 	for i := range r.Joints {
 		j := &r.Joints[i]
 		vj := jointVelocity(j, qd)

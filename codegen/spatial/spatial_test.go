@@ -131,3 +131,16 @@ func TestExpSE3(t *testing.T) {
 		t.Fatalf("ExpSE3 = %v %v, integrated %v %v", gotR, gotP, rot, pos)
 	}
 }
+
+// Converting back and forth must not amplify a quaternion's norm error (integrators do it every step).
+func TestQuaternionRoundTripIsStable(t *testing.T) {
+	// A norm slightly above one is the case that grows without renormalisation.
+	n0 := math.Sqrt(0.36*0.36+0.58*0.58+0.24*0.24+0.69*0.69) / (1 + 1e-10)
+	x, y, z, w := 0.36/n0, -0.58/n0, 0.24/n0, 0.69/n0
+	for range 1000 {
+		x, y, z, w = MatToQuat(QuatToMat(x, y, z, w))
+	}
+	if n := math.Sqrt(x*x + y*y + z*z + w*w); math.Abs(n-1) > 1e-12 || math.IsNaN(n) {
+		t.Fatalf("norm after 1000 round trips: %.17g", n)
+	}
+}
