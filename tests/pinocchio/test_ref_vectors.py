@@ -86,7 +86,7 @@ def test_continuous_joint_maps_to_cos_sin():
 def test_check_names_robot_case_and_field(tmp_path, monkeypatch):
     iiwa = mrv.ROBOTS_BY_NAME["iiwa"]
     doc = json.loads(mrv.out_path(iiwa).read_text())
-    doc["cases"][1]["minv"][2][3] *= 1.0 + 1e-9
+    doc["cases"][1]["minv"][2][3] *= 1.0 + 1e-6
     (tmp_path / "iiwa.json").write_text(json.dumps(doc))
     monkeypatch.setattr(mrv, "OUT_DIR", tmp_path)
     errors = mrv.check_robot(iiwa)
