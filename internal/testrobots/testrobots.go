@@ -56,3 +56,27 @@ func All(t testing.TB) []Robot {
 		{Name: "branchy", Path: Own("branchy.urdf")},
 	}
 }
+
+// ExampleRobotData returns the path of a robot description from the example-robot-data package installed
+// in the project's test environment (.venv, made by `go tool mage venv`), failing the test when absent.
+func ExampleRobotData(t testing.TB, rel string) string {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(RepoRoot(), ".venv", "lib", "python3*", "site-packages",
+		"cmeel.prefix", "share", "example-robot-data", "robots", rel))
+	if len(matches) == 0 {
+		t.Fatalf("example-robot-data's %s is missing: run `go tool mage venv` to install the test environment", rel)
+	}
+	return matches[0]
+}
+
+// WithExampleRobots extends All with example-robot-data robots that add prismatic and continuous joints,
+// mimic records and a large floating-base humanoid.
+func WithExampleRobots(t testing.TB) []Robot {
+	t.Helper()
+	return append(All(t),
+		Robot{Name: "erd_panda", Path: ExampleRobotData(t, "panda_description/urdf/panda.urdf")},
+		Robot{Name: "erd_tiago", Path: ExampleRobotData(t, "tiago_description/robots/tiago.urdf")},
+		Robot{Name: "erd_talos", Path: ExampleRobotData(t, "talos_data/robots/talos_reduced.urdf"), FreeFlyer: true},
+		Robot{Name: "erd_double_pendulum", Path: ExampleRobotData(t, "double_pendulum_description/urdf/double_pendulum_continuous.urdf")},
+	)
+}

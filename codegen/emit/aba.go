@@ -1,0 +1,4 @@
+package emit
+
+// emitABA is not written yet.
+func emitABA(g *gen) {}

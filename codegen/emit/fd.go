@@ -1,0 +1,4 @@
+package emit
+
+// emitForwardDynamics is not written yet.
+func emitForwardDynamics(g *gen) {}

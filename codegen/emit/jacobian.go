@@ -1,0 +1,4 @@
+package emit
+
+// emitFrameJacobian is not written yet.
+func emitFrameJacobian(g *gen) {}

@@ -1,0 +1,208 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// buffer is one per-sample input or output of an entry point.
+type buffer struct {
+	name string
+	size int
+	// shape is the row-major shape users see (e.g. [NV, NV]); empty means a vector of size.
+	shape []int
+	doc   string
+}
+
+// entry describes one algorithm's entry-point ladder: `<name>_device`, `<name>_kernel`, `<name>_launch`
+// and the host wrapper `<name>`, all around an already emitted block-cooperative inner.
+type entry struct {
+	name    string
+	doc     string
+	outputs []buffer
+	inputs  []buffer
+	// gravity adds a grid::Vec3<T> gravity argument; frame an int frame index.
+	gravity, frame bool
+	// inner is the inner to call, with template arguments, e.g. "inverse_dynamics_inner<T, true>".
+	inner string
+	// temp is the inner's scratch size in elements.
+	temp int
+}
+
+func (e *entry) upper() string { return strings.ToUpper(e.name) }
+
+// smem is the per-block shared memory of _device and _kernel, in elements.
+func (e *entry) smem() int {
+	n := e.temp
+	for _, b := range append(append([]buffer(nil), e.inputs...), e.outputs...) {
+		n += b.size
+	}
+	return n
+}
+
+// params lists the by-value parameters after the buffers (gravity, frame), with and without types.
+func (e *entry) params() (decl, call []string) {
+	if e.frame {
+		decl, call = append(decl, "int frame"), append(call, "frame")
+	}
+	if e.gravity {
+		decl, call = append(decl, "Vec3<T> gravity"), append(call, "gravity")
+	}
+	return decl, call
+}
+
+// bufferParams lists the buffers as parameters with the given prefix (d_, h_ or s_).
+func (e *entry) bufferParams(prefix string) (decl, call []string) {
+	for _, b := range e.outputs {
+		decl = append(decl, fmt.Sprintf("T* %s%s", prefix, b.name))
+		call = append(call, prefix+b.name)
+	}
+	for _, b := range e.inputs {
+		decl = append(decl, fmt.Sprintf("const T* %s%s", prefix, b.name))
+		call = append(call, prefix+b.name)
+	}
+	return decl, call
+}
+
+func (e *entry) bufferDocs(w *writer, prefix, per string) {
+	for _, b := range e.outputs {
+		w.line("///   %s%s  out: %s [%s%s]", prefix, b.name, b.doc, per, shapeString(b))
+	}
+	for _, b := range e.inputs {
+		w.line("///   %s%s  in:  %s [%s%s]", prefix, b.name, b.doc, per, shapeString(b))
+	}
+	if e.frame {
+		w.line("///   frame  in:  frame index, 0 <= frame < NF (see the metadata's frame names)")
+	}
+	if e.gravity {
+		w.line("///   gravity in: linear gravitational acceleration in world coordinates")
+	}
+}
+
+func shapeString(b buffer) string {
+	if len(b.shape) == 0 {
+		return fmt.Sprint(b.size)
+	}
+	s := make([]string, len(b.shape))
+	for i, d := range b.shape {
+		s[i] = fmt.Sprint(d)
+	}
+	return strings.Join(s, ", ")
+}
+
+// emitLadder writes the sizing constants and the entry points above the inner.
+func emitLadder(w *writer, e *entry) {
+	up := e.upper()
+	bdecl, _ := e.bufferParams("d_")
+	pdecl, pcall := e.params()
+	_, scall := e.bufferParams("s_")
+
+	w.line("/// Shared memory, in bytes, that %s_device and %s_kernel need per block.", e.name, e.name)
+	w.line("template <typename T> constexpr size_t %s_DEVICE_SMEM_BYTES() { return size_t(%d) * sizeof(T); }", up, e.smem())
+	w.blank()
+
+	// _device: one sample, global memory in and out, caller-provided shared memory.
+	w.line("/// %s", e.doc)
+	w.line("/// One sample, block-cooperative: copies the inputs from global memory into s_mem, runs the inner and")
+	w.line("/// copies the outputs back. s_mem holds %s_DEVICE_SMEM_BYTES<T>() bytes of shared memory.", up)
+	e.bufferDocs(w, "d_", "")
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("GLASS_DEVICE void %s_device(%s, T* s_mem)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+		off := 0
+		for _, b := range append(append([]buffer(nil), e.inputs...), e.outputs...) {
+			w.line("T* s_%s = s_mem + %d;", b.name, off)
+			off += b.size
+		}
+		w.line("T* s_temp = s_mem + %d;", off)
+		for _, b := range e.inputs {
+			w.line("block_copy(s_%s, d_%s, %d);", b.name, b.name, b.size)
+		}
+		w.sync()
+		w.line("%s(%s);", e.inner, strings.Join(append(append(scall, "s_temp"), pcall...), ", "))
+		w.sync()
+		for _, b := range e.outputs {
+			w.line("block_copy(d_%s, s_%s, %d);", b.name, b.name, b.size)
+		}
+		w.comment("s_mem is reused by the caller's next sample")
+		w.sync()
+	})
+	w.blank()
+
+	// per-sample strides for the batched forms
+	offsets := func(prefix string, index string) []string {
+		var out []string
+		for _, b := range e.outputs {
+			out = append(out, fmt.Sprintf("%s%s + size_t(%s) * %d", prefix, b.name, index, b.size))
+		}
+		for _, b := range e.inputs {
+			out = append(out, fmt.Sprintf("%s%s + size_t(%s) * %d", prefix, b.name, index, b.size))
+		}
+		return out
+	}
+
+	w.line("#if defined(__CUDACC__)")
+	w.line("/// %s", e.doc)
+	w.line("/// Batched kernel: blocks stride over num_samples samples stored contiguously; needs")
+	w.line("/// %s_DEVICE_SMEM_BYTES<T>() bytes of dynamic shared memory and works at any block size.", up)
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("__global__ void %s_kernel(%s, int num_samples)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+		w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
+		w.line("T* s_mem = reinterpret_cast<T*>(grid_smem);")
+		w.block("for (int k = blockIdx.x; k < num_samples; k += gridDim.x)", func() {
+			w.line("%s_device<T>(%s, s_mem);", e.name, strings.Join(append(offsets("d_", "k"), pcall...), ", "))
+		})
+	})
+	w.blank()
+	w.line("/// Launches %s_kernel on stream for num_samples samples in device memory; never synchronises.", e.name)
+	w.line("/// block_threads may be any size from 1 to 1024.")
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("cudaError_t %s_launch(%s, int num_samples, cudaStream_t stream, int block_threads = DEFAULT_BLOCK_THREADS)",
+		e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+		w.line("if (num_samples <= 0) return cudaSuccess;")
+		w.line("constexpr size_t smem = %s_DEVICE_SMEM_BYTES<T>();", up)
+		w.line("cudaError_t err = set_smem_limit(%s_kernel<T>, smem);", e.name)
+		w.line("if (err != cudaSuccess) return err;")
+		w.line("const int blocks = num_samples < MAX_GRID_BLOCKS ? num_samples : MAX_GRID_BLOCKS;")
+		_, dcall := e.bufferParams("d_")
+		w.line("%s_kernel<T><<<blocks, block_threads, smem, stream>>>(%s, num_samples);", e.name, strings.Join(append(dcall, pcall...), ", "))
+		w.line("return cudaGetLastError();")
+	})
+	w.line("#endif")
+	w.blank()
+
+	// host wrapper: same signature in both builds.
+	hdecl, _ := e.bufferParams("h_")
+	w.line("/// %s", e.doc)
+	w.line("/// Host wrapper for num_samples samples in host memory. The CUDA build copies to the device, launches")
+	w.line("/// and copies back (synchronous); the host build runs the same inner serially.")
+	e.bufferDocs(w, "h_", "num_samples, ")
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("Status %s(%s, int num_samples)", e.name, strings.Join(append(hdecl, pdecl...), ", ")), func() {
+		w.line("#if defined(__CUDACC__)")
+		w.line("DeviceBuffers<T> buf;")
+		var dptrs []string
+		for _, b := range e.outputs {
+			w.line("T* d_%s = buf.alloc(size_t(num_samples) * %d);", b.name, b.size)
+			dptrs = append(dptrs, "d_"+b.name)
+		}
+		for _, b := range e.inputs {
+			w.line("T* d_%s = buf.upload(h_%s, size_t(num_samples) * %d);", b.name, b.name, b.size)
+			dptrs = append(dptrs, "d_"+b.name)
+		}
+		w.line("if (buf.failed()) return buf.status();")
+		w.line("cudaError_t err = %s_launch<T>(%s, num_samples, 0);", e.name, strings.Join(append(dptrs, pcall...), ", "))
+		w.line("if (err == cudaSuccess) err = cudaDeviceSynchronize();")
+		for _, b := range e.outputs {
+			w.line("if (err == cudaSuccess) err = cudaMemcpy(h_%s, d_%s, size_t(num_samples) * %d * sizeof(T), cudaMemcpyDeviceToHost);", b.name, b.name, b.size)
+		}
+		w.line("return Status::from(err);")
+		w.line("#else")
+		w.line("std::vector<T> s_mem(%d);", max(e.smem(), 1))
+		w.block("for (int k = 0; k < num_samples; ++k)", func() {
+			w.line("%s_device<T>(%s, s_mem.data());", e.name, strings.Join(append(offsets("h_", "k"), pcall...), ", "))
+		})
+		w.line("return Status::ok();")
+		w.line("#endif")
+	})
+	w.blank()
+}

@@ -1,0 +1,4 @@
+package emit
+
+// emitMinv is not written yet.
+func emitMinv(g *gen) {}

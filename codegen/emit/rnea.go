@@ -1,0 +1,114 @@
+package emit
+
+// emitInverseDynamics writes inverse_dynamics_inner (RNEA) and three entry points: inverse_dynamics
+// (τ = M qdd + C qd + g), bias_forces (qdd = 0: C qd + g) and, through a zero velocity, gravity_forces.
+func emitInverseDynamics(g *gen) {
+	r, w := g.r, g.w
+	nb := len(r.Joints)
+	var a arena
+	sX := a.alloc("s_X", 12*nb, "joint transforms (E, r), parent to body")
+	sV := a.alloc("s_v", 6*nb, "body velocities")
+	sA := a.alloc("s_a", 6*nb, "body accelerations (gravity as a base acceleration)")
+	sF := a.alloc("s_f", 6*nb, "body forces, then subtree forces")
+
+	g.innerDoc("Recursive Newton-Euler inverse dynamics: s_tau = M(q)·qdd + C(q, qd)·qd + g(q).", a.size,
+		"  s_tau out: [NV] joint efforts (free-flyer: [f; n] in the base frame)",
+		"  s_q   in:  [NQ] configuration",
+		"  s_qd  in:  [NV] velocity; nullptr means zero",
+		"  s_qdd in:  [NV] acceleration; read only when HAS_QDD",
+		"  gravity:   linear gravitational acceleration in world coordinates")
+	w.line("constexpr int INVERSE_DYNAMICS_INNER_TEMP = %d;", a.size)
+	w.line("template <typename T, bool HAS_QDD>")
+	w.block("GLASS_DEVICE void inverse_dynamics_inner(T* s_tau, const T* s_q, const T* s_qd, const T* s_qdd, T* s_temp, Vec3<T> gravity)", func() {
+		a.declare(w)
+		g.emitTransforms(sX, "s_q")
+		w.comment("forward sweep: v_i = X_i v_p + S_i qd_i;  a_i = X_i a_p + S_i qdd_i + v_i × S_i qd_i  (a_0 = -g)")
+		g.forLevels(false, 0, func() {
+			w.line("const int p = robot::parent[i];")
+			w.line("const int kind = robot::kind[i];")
+			w.line("const T* axis = robot::axis<T>() + 3 * i;")
+			w.line("const T* E = %s + 12 * i;", sX)
+			w.line("const T* rr = E + 9;")
+			w.line("T* v = %s + 6 * i;", sV)
+			w.line("T* acc = %s + 6 * i;", sA)
+			w.line("T vj[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};")
+			w.line("if (s_qd != nullptr) joint_motion<T>(kind, axis, s_qd + robot::v_index[i], vj);")
+			w.block("if (p < 0)", func() {
+				w.line("const T a0[6] = {T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z};")
+				w.line("for (int k = 0; k < 6; ++k) v[k] = vj[k];")
+				w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, a0, T(0), acc);")
+			}, " else {")
+			w.indent++
+			w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, %s + 6 * p, T(0), v);", sV)
+			w.line("for (int k = 0; k < 6; ++k) v[k] += vj[k];")
+			w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, %s + 6 * p, T(0), acc);", sA)
+			w.indent--
+			w.line("}")
+			w.line("if (HAS_QDD) joint_motion<T, true>(kind, axis, s_qdd + robot::v_index[i], acc);")
+			w.line("glass::thread::motion_cross_mul<T, -1, true>(T(1), v, vj, T(1), acc);")
+		})
+		w.comment("body forces: f_i = I_i a_i + v_i ×* I_i v_i")
+		w.blockStride("i", nb, func() {
+			w.line("const T* pi = robot::inertia<T>() + 10 * i;")
+			w.line("T h[6];")
+			w.line("glass::thread::spatial_inertia_mul<T>(T(1), pi, %s + 6 * i, T(0), h);", sV)
+			w.line("glass::thread::spatial_inertia_mul<T>(T(1), pi, %s + 6 * i, T(0), %s + 6 * i);", sA, sF)
+			w.line("glass::thread::force_cross_mul<T, true>(T(1), %s + 6 * i, h, T(1), %s + 6 * i);", sV, sF)
+		})
+		w.sync()
+		w.comment("backward sweep, deepest parents first: f_p += X_cᵀ f_c over each parent's children")
+		g.forLevels(true, 1, func() {
+			w.block("for (int c = robot::child_start[i]; c < robot::child_start[i + 1]; ++c)", func() {
+				w.line("const int j = robot::children[c];")
+				w.line("glass::thread::force_transform_mul<T, true, true>(T(1), %s + 12 * j, %s + 12 * j + 9, %s + 6 * j, T(1), %s + 6 * i);", sX, sX, sF, sF)
+			})
+		})
+		w.comment("joint efforts: τ_i = S_iᵀ f_i")
+		w.blockStride("i", nb, func() {
+			w.line("joint_project<T>(robot::kind[i], robot::axis<T>() + 3 * i, %s + 6 * i, s_tau + robot::v_index[i]);", sF)
+		})
+		w.sync()
+	})
+	w.blank()
+	w.line("/// RNEA with qdd = 0: s_tau = C(q, qd)·qd + g(q). Arguments as inverse_dynamics_inner.")
+	w.line("template <typename T>")
+	w.block("GLASS_DEVICE void bias_forces_inner(T* s_tau, const T* s_q, const T* s_qd, T* s_temp, Vec3<T> gravity)", func() {
+		w.line("inverse_dynamics_inner<T, false>(s_tau, s_q, s_qd, nullptr, s_temp, gravity);")
+	})
+	w.blank()
+	w.line("/// RNEA with qd = qdd = 0: s_tau = g(q). Arguments as inverse_dynamics_inner.")
+	w.line("template <typename T>")
+	w.block("GLASS_DEVICE void gravity_forces_inner(T* s_tau, const T* s_q, T* s_temp, Vec3<T> gravity)", func() {
+		w.line("inverse_dynamics_inner<T, false>(s_tau, s_q, nullptr, nullptr, s_temp, gravity);")
+	})
+	w.blank()
+	in := []buffer{{name: "q", size: r.NQ, doc: "configuration"}, {name: "qd", size: r.NV, doc: "velocity"}}
+	out := []buffer{{name: "tau", size: r.NV, doc: "joint efforts"}}
+	g.add(&entry{
+		name:    "inverse_dynamics",
+		doc:     "Inverse dynamics (RNEA): tau = M(q) qdd + C(q, qd) qd + g(q).",
+		outputs: out,
+		inputs:  append(append([]buffer(nil), in...), buffer{name: "qdd", size: r.NV, doc: "acceleration"}),
+		gravity: true,
+		inner:   "inverse_dynamics_inner<T, true>",
+		temp:    a.size,
+	})
+	g.add(&entry{
+		name:    "bias_forces",
+		doc:     "Bias forces (RNEA with qdd = 0): C(q, qd) qd + g(q).",
+		outputs: out,
+		inputs:  in,
+		gravity: true,
+		inner:   "bias_forces_inner<T>",
+		temp:    a.size,
+	})
+	g.add(&entry{
+		name:    "gravity_forces",
+		doc:     "Generalised gravity (RNEA with qd = qdd = 0): g(q).",
+		outputs: out,
+		inputs:  in[:1],
+		gravity: true,
+		inner:   "gravity_forces_inner<T>",
+		temp:    a.size,
+	})
+}
