@@ -4,9 +4,8 @@ go 1.24.0
 
 tool github.com/magefile/mage
 
-require gonum.org/v1/gonum v0.17.0
-
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/magefile/mage v1.17.2 // indirect
+	github.com/google/go-cmp v0.7.0
+	github.com/magefile/mage v1.17.2
+	gonum.org/v1/gonum v0.17.0
 )
