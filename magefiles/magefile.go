@@ -7,8 +7,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/grid-rbd/grid-rbd/codegen/emit"
+	"github.com/grid-rbd/grid-rbd/codegen/equiv"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 	"github.com/grid-rbd/grid-rbd/codegen/ref"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
@@ -49,6 +53,79 @@ func Demo(urdfPath *string, floating *bool, seconds *float64) error {
 		duration = *seconds
 	}
 	return rollout(r, duration)
+}
+
+// Gen generates a robot's CUDA C++ header and metadata into build/<name>/ (grid.cuh, metadata.json), where
+// name is the URDF file's stem. Flags: -floating adds a free-flyer base; -out=DIR overrides the folder;
+// -block=N sets the launch helpers' default block size (default 128).
+func Gen(urdfPath string, floating *bool, out *string, block *int) error {
+	start := time.Now()
+	r, err := loadRobot(urdfPath, floating, nil)
+	if err != nil {
+		return err
+	}
+	opt := emit.Options{}
+	if block != nil {
+		opt.BlockThreads = *block
+	}
+	gen, err := emit.Generate(r, opt)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join("build", strings.TrimSuffix(filepath.Base(urdfPath), filepath.Ext(urdfPath)))
+	if out != nil {
+		dir = *out
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "grid.cuh"), []byte(gen.Header), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "metadata.json"), gen.Metadata, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("%s: nq %d, nv %d -> %s/grid.cuh (%d lines) and metadata.json in %v\n", r.Name, r.NQ, r.NV, dir,
+		strings.Count(gen.Header, "\n"), time.Since(start).Round(time.Microsecond))
+	return nil
+}
+
+// GPUPrep writes, for every shared robot and the project's own test robot, a CUDA equivalence check into
+// build/gpucheck/<robot>/ (header, driver.cu, inputs and float64 reference outputs). tests/gpu/equivalence.sh
+// builds and runs them on a machine with a GPU (no Go needed there). Flag: -samples=N (default 4).
+func GPUPrep(samples *int) error {
+	n := 4
+	if samples != nil {
+		n = *samples
+	}
+	robots := []struct {
+		name, path string
+		floating   bool
+	}{
+		{"iiwa", "iiwa.urdf", false}, {"hyq", "hyq.urdf", false}, {"atlas", "atlas.urdf", false},
+		{"panda", "panda.urdf", false}, {"fetch", "fetch.urdf", false}, {"panda_ext_24dof", "panda_ext_24dof.urdf", false},
+		{"go2_floating", "go2.urdf", true}, {"g1_29dof_floating", "g1_29dof.urdf", true},
+		{"h1_2_floating", "h1_2.urdf", true}, {"branchy", "", false},
+	}
+	if err := os.RemoveAll(filepath.Join("build", "gpucheck")); err != nil {
+		return err
+	}
+	for _, rb := range robots {
+		path := filepath.Join("..", "shared", "robots", rb.path)
+		if rb.path == "" {
+			path = filepath.Join("testdata", "robots", "branchy.urdf")
+		}
+		r, err := loadRobot(path, &rb.floating, nil)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join("build", "gpucheck", rb.name)
+		if err := equiv.Prepare(r, dir, n, 1); err != nil {
+			return fmt.Errorf("%s: %w", rb.name, err)
+		}
+		fmt.Printf("prepared %s (nv %d) in %s\n", rb.name, r.NV, dir)
+	}
+	return nil
 }
 
 // Test runs every test: formatting and vet checks, the Go suite, and the Python suite in the project's

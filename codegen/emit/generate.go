@@ -8,7 +8,6 @@
 package emit
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -112,109 +111,29 @@ func (g *gen) emitTransforms(sX, sQ string) {
 	w.sync()
 }
 
-// forLevels emits one block-stride loop per BFS level (root level first, or deepest first when reverse),
-// separated by barriers; the body sees the joint index i.
+// forLevels emits a sweep over the BFS levels (root level first, or deepest first when reverse), skipping
+// the first `first` levels of the sweep: per level, one block-stride loop over its joints, then a barrier.
+// The body sees the joint index i. The level loop runs over the robot's level tables rather than being
+// unrolled: per-level copies of inlined 6×6 algebra made deep robots slow to compile for no measured gain.
 func (g *gen) forLevels(reverse bool, first int, body func()) {
 	w := g.w
 	n := len(g.r.Levels)
-	for k := first; k < n; k++ {
-		l := k
-		if reverse {
-			l = n - 1 - k
-		}
-		start, end := levelRange(g.r, l)
-		w.comment(fmt.Sprintf("level %d: %d joint(s)", l, end-start))
-		w.blockStride("k", end-start, func() {
-			w.line("const int i = robot::level_order[%d + k];", start)
+	if first >= n {
+		return
+	}
+	head := fmt.Sprintf("for (int l = %d; l < NLEVELS; ++l)", first)
+	if reverse {
+		head = fmt.Sprintf("for (int l = NLEVELS - 1 - %d; l >= 0; --l)", first)
+	}
+	w.block(head, func() {
+		w.line("const int level_begin = robot::level_start[l];")
+		w.line("const uint32_t level_size = uint32_t(robot::level_start[l + 1] - level_begin);")
+		w.blockStride("k", "level_size", func() {
+			w.line("const int i = robot::level_order[level_begin + k];")
 			body()
 		})
 		w.sync()
-	}
-}
-
-// metadata describes the robot and the generated entry points for the build and the Python layer.
-func metadata(r *model.Robot, entries []*entry) ([]byte, error) {
-	type joint struct {
-		Name   string   `json:"name"`
-		Type   string   `json:"type"`
-		Parent int      `json:"parent"`
-		Q      int      `json:"q_index"`
-		V      int      `json:"v_index"`
-		NQ     int      `json:"nq"`
-		NV     int      `json:"nv"`
-		Lower  *float64 `json:"lower,omitempty"`
-		Upper  *float64 `json:"upper,omitempty"`
-		Effort *float64 `json:"effort,omitempty"`
-		Vel    *float64 `json:"velocity,omitempty"`
-		Mimic  string   `json:"mimic,omitempty"`
-	}
-	type frame struct {
-		Name  string `json:"name"`
-		Joint int    `json:"joint"`
-	}
-	type buf struct {
-		Name  string `json:"name"`
-		Shape []int  `json:"shape"`
-		Doc   string `json:"doc"`
-	}
-	type algo struct {
-		Name      string `json:"name"`
-		Doc       string `json:"doc"`
-		Inputs    []buf  `json:"inputs"`
-		Outputs   []buf  `json:"outputs"`
-		Gravity   bool   `json:"gravity"`
-		Frame     bool   `json:"frame"`
-		SmemFloat int    `json:"smem_bytes_float"`
-		SmemDbl   int    `json:"smem_bytes_double"`
-	}
-	m := struct {
-		Robot     string    `json:"robot"`
-		NQ        int       `json:"nq"`
-		NV        int       `json:"nv"`
-		Floating  bool      `json:"floating_base"`
-		Gravity   []float64 `json:"gravity"`
-		Joints    []joint   `json:"joints"`
-		Frames    []frame   `json:"frames"`
-		Algos     []algo    `json:"algorithms"`
-		Convntion string    `json:"conventions"`
-	}{Robot: r.Name, NQ: r.NQ, NV: r.NV, Floating: r.FloatingBase(), Gravity: r.Gravity[:],
-		Convntion: "row-major outputs; spatial vectors [angular; linear]; free-flyer q = [x y z qx qy qz qw], v = [v_lin; omega] in the base frame; continuous joints take one angle"}
-	for _, j := range r.Joints {
-		jj := joint{Name: j.Name, Type: j.Type.String(), Parent: j.Parent, Q: j.Q, V: j.V, NQ: j.Type.NQ(), NV: j.Type.NV()}
-		if j.Limits.Bounded {
-			l := j.Limits
-			jj.Lower, jj.Upper, jj.Effort, jj.Vel = &l.Lower, &l.Upper, &l.Effort, &l.Velocity
-		}
-		if j.Mimic != nil {
-			jj.Mimic = j.Mimic.Joint
-		}
-		m.Joints = append(m.Joints, jj)
-	}
-	for _, f := range r.Frames {
-		m.Frames = append(m.Frames, frame{Name: f.Name, Joint: f.Joint})
-	}
-	for _, e := range entries {
-		a := algo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame,
-			SmemFloat: 4 * e.smem(), SmemDbl: 8 * e.smem()}
-		conv := func(bs []buffer) []buf {
-			var out []buf
-			for _, b := range bs {
-				shape := b.shape
-				if len(shape) == 0 {
-					shape = []int{b.size}
-				}
-				out = append(out, buf{Name: b.name, Shape: shape, Doc: b.doc})
-			}
-			return out
-		}
-		a.Inputs, a.Outputs = conv(e.inputs), conv(e.outputs)
-		m.Algos = append(m.Algos, a)
-	}
-	out, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(out, '\n'), nil
+	})
 }
 
 // robotIdent turns a robot name into a C identifier fragment.

@@ -1,4 +1,59 @@
 package emit
 
-// emitFrameJacobian is not written yet.
-func emitFrameJacobian(g *gen) {}
+// emitFrameJacobian writes frame_jacobian_inner and its ladder: the world-aligned Jacobian of one frame,
+// rows [ω; v] (the frame's angular velocity and the velocity of its origin, in world coordinates), one
+// column per velocity coordinate.
+func emitFrameJacobian(g *gen) {
+	r, w := g.r, g.w
+	nb := len(r.Joints)
+	var a arena
+	sX := a.alloc("s_X", 12*nb, "joint transforms (E, r), parent to body")
+	sW := a.alloc("s_W", 12*nb, "body transforms (E, r), world to body")
+
+	g.innerDoc("World-aligned Jacobian of one frame at configuration s_q: J·qd = [ω; v], the frame's angular", a.size,
+		"velocity and the velocity of its origin, both in world coordinates.",
+		"  s_J   out: [6, NV] row-major (row r, column c at r·NV + c); zero outside the frame's ancestors",
+		"  s_q   in:  [NQ] configuration",
+		"  frame:     frame index, 0 <= frame < NF; a frame attached to the world has J = 0")
+	w.line("constexpr int FRAME_JACOBIAN_INNER_TEMP = %d;", a.size)
+	w.line("template <typename T>")
+	w.block("GLASS_DEVICE void frame_jacobian_inner(T* s_J, const T* s_q, T* s_temp, int frame)", func() {
+		a.declare(w)
+		g.emitTransforms(sX, "s_q")
+		g.emitWorldTransforms(sX, sW)
+		w.comment("columns: the coordinate's joint, if it is an ancestor of the frame's body, moves the frame with",
+			"its subspace column in world coordinates, seen at the frame origin p (the transform from the",
+			"world-aligned frame at p to the body has the body's rotation and origin r_W − p)")
+		w.line("const int fj = robot::frame_joint[frame];")
+		w.blockStride("c", r.NV, func() {
+			w.line("T col[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};")
+			w.block("if (fj >= 0)", func() {
+				w.line("T p[3];")
+				w.line("mat3_tmul<T>(%s + 12 * fj, robot::frame_r<T>() + 3 * frame, p);", sW)
+				w.line("for (int k = 0; k < 3; ++k) p[k] += %s[12 * fj + 9 + k];", sW)
+				w.block("for (int j = fj; j >= 0; j = robot::parent[j])", func() {
+					w.line("const int kind = robot::kind[j];")
+					w.line("const int first = robot::v_index[j];")
+					w.line("if (int(c) < first || int(c) >= first + joint_nv(kind)) continue;")
+					w.line("T s[6];")
+					w.line("joint_subspace_column<T>(kind, robot::axis<T>() + 3 * j, int(c) - first, s);")
+					w.line("const T rel[3] = {%s[12 * j + 9] - p[0], %s[12 * j + 10] - p[1], %s[12 * j + 11] - p[2]};", sW, sW, sW)
+					w.line("glass::thread::motion_transform_mul<T, true>(T(1), %s + 12 * j, rel, s, T(0), col);", sW)
+					w.line("break;")
+				})
+			})
+			w.line("for (int k = 0; k < 6; ++k) s_J[k * %d + c] = col[k];", r.NV)
+		})
+		w.sync()
+	})
+	w.blank()
+	g.add(&entry{
+		name:    "frame_jacobian",
+		doc:     "World-aligned frame Jacobian: rows [omega; v] of the frame's angular velocity and origin velocity in world coordinates.",
+		outputs: []buffer{{name: "J", size: 6 * r.NV, shape: []int{6, r.NV}, doc: "Jacobian, rows [omega; v]"}},
+		inputs:  []buffer{{name: "q", size: r.NQ, doc: "configuration"}},
+		frame:   true,
+		inner:   "frame_jacobian_inner<T>",
+		temp:    a.size,
+	})
+}

@@ -143,9 +143,9 @@ func emitLadder(w *writer, e *entry) {
 	w.line("#if defined(__CUDACC__)")
 	w.line("/// %s", e.doc)
 	w.line("/// Batched kernel: blocks stride over num_samples samples stored contiguously; needs")
-	w.line("/// %s_DEVICE_SMEM_BYTES<T>() bytes of dynamic shared memory and works at any block size.", up)
+	w.line("/// %s_DEVICE_SMEM_BYTES<T>() bytes of dynamic shared memory and works at any block size up to 1024.", up)
 	w.line("template <typename T>")
-	w.block(fmt.Sprintf("__global__ void %s_kernel(%s, int num_samples)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+	w.block(fmt.Sprintf("__global__ void __launch_bounds__(1024) %s_kernel(%s, int num_samples)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
 		w.line("T* s_mem = reinterpret_cast<T*>(grid_smem);")
 		w.block("for (int k = blockIdx.x; k < num_samples; k += gridDim.x)", func() {

@@ -72,4 +72,56 @@ GLASS_HD void articulated_remove_joint(int nv, const T* U, const T* Dinv, T* A) 
         }
 }
 
+// u = τ − Sᵀ·pA (nv values): the joint effort left once the articulated bias force pA is accounted for.
+// u may alias tau.
+template <typename T>
+GLASS_HD void articulated_joint_bias(int kind, const T* axis, const T* tau, const T* pA, T* u) {
+    T s[6];
+    joint_project<T>(kind, axis, pA, s);
+    const int nv = joint_nv(kind);
+    for (int k = 0; k < nv; ++k) u[k] = tau[k] - s[k];
+}
+
+// pA ← pA + A·c + U·D⁻¹·u: the articulated bias force a body passes to its parent (still in body
+// coordinates), where A is the articulated inertia with the joint already removed
+// (articulated_remove_joint), c the velocity-product acceleration v × S·qd and u = τ − Sᵀ·pA.
+template <typename T>
+GLASS_HD void articulated_bias_remove_joint(int nv, const T* A, const T* c, const T* U, const T* Dinv, const T* u,
+                                            T* pA) {
+    T du[6];
+    for (int a = 0; a < nv; ++a) {
+        T s = T(0);
+        for (int b = 0; b < nv; ++b) s += Dinv[a + nv * b] * u[b];
+        du[a] = s;
+    }
+    for (int i = 0; i < 6; ++i) {
+        T s = pA[i];
+        for (int k = 0; k < 6; ++k) s += A[i + 6 * k] * c[k];
+        for (int a = 0; a < nv; ++a) s += U[i + 6 * a] * du[a];
+        pA[i] = s;
+    }
+}
+
+// The joint step of the articulated-body forward pass: on entry a holds X·a_parent + c; computes
+// qdd = D⁻¹·(u − Uᵀ·a) (nv values) and then a ← a + S·qdd, the body's acceleration. qdd may alias u.
+template <typename T>
+GLASS_HD void articulated_joint_acceleration(int kind, const T* axis, const T* U, const T* Dinv, const T* u, T* a,
+                                             T* qdd) {
+    const int nv = joint_nv(kind);
+    T r[6];
+    for (int c = 0; c < nv; ++c) {
+        T s = u[c];
+        for (int k = 0; k < 6; ++k) s -= U[k + 6 * c] * a[k];
+        r[c] = s;
+    }
+    T x[6];
+    for (int i = 0; i < nv; ++i) {
+        T s = T(0);
+        for (int k = 0; k < nv; ++k) s += Dinv[i + nv * k] * r[k];
+        x[i] = s;
+    }
+    for (int i = 0; i < nv; ++i) qdd[i] = x[i];
+    joint_motion<T, true>(kind, axis, x, a);
+}
+
 }  // namespace grid

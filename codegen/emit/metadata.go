@@ -1,0 +1,124 @@
+package emit
+
+import (
+	"encoding/json"
+
+	"github.com/grid-rbd/grid-rbd/codegen/model"
+)
+
+// Metadata describes a generated robot for the build, the Python layer and the tests (metadata.json).
+type Metadata struct {
+	Robot        string          `json:"robot"`
+	NQ           int             `json:"nq"`
+	NV           int             `json:"nv"`
+	FloatingBase bool            `json:"floating_base"`
+	Gravity      []float64       `json:"gravity"`
+	Joints       []JointInfo     `json:"joints"`
+	Frames       []FrameInfo     `json:"frames"`
+	Algorithms   []AlgorithmInfo `json:"algorithms"`
+	Conventions  string          `json:"conventions"`
+}
+
+// JointInfo is one movable joint; limits are present for bounded joints.
+type JointInfo struct {
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Parent   int      `json:"parent"`
+	QIndex   int      `json:"q_index"`
+	VIndex   int      `json:"v_index"`
+	NQ       int      `json:"nq"`
+	NV       int      `json:"nv"`
+	Lower    *float64 `json:"lower,omitempty"`
+	Upper    *float64 `json:"upper,omitempty"`
+	Effort   *float64 `json:"effort,omitempty"`
+	Velocity *float64 `json:"velocity,omitempty"`
+	Mimic    string   `json:"mimic,omitempty"`
+}
+
+// FrameInfo is one frame (URDF link) and the joint whose body carries it (-1: the world).
+type FrameInfo struct {
+	Name  string `json:"name"`
+	Joint int    `json:"joint"`
+}
+
+// AlgorithmInfo is one entry point: per-sample inputs and outputs with their row-major shapes, whether it
+// takes gravity and a frame index, and the shared memory its kernel needs per block.
+type AlgorithmInfo struct {
+	Name            string       `json:"name"`
+	Doc             string       `json:"doc"`
+	Inputs          []BufferInfo `json:"inputs"`
+	Outputs         []BufferInfo `json:"outputs"`
+	Gravity         bool         `json:"gravity"`
+	Frame           bool         `json:"frame"`
+	SmemBytesFloat  int          `json:"smem_bytes_float"`
+	SmemBytesDouble int          `json:"smem_bytes_double"`
+}
+
+// BufferInfo is one per-sample array.
+type BufferInfo struct {
+	Name  string `json:"name"`
+	Shape []int  `json:"shape"`
+	Doc   string `json:"doc"`
+}
+
+// Size is the number of elements of the buffer.
+func (b BufferInfo) Size() int {
+	n := 1
+	for _, d := range b.Shape {
+		n *= d
+	}
+	return n
+}
+
+// ParseMetadata reads metadata.json.
+func ParseMetadata(data []byte) (*Metadata, error) {
+	var m Metadata
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// metadata describes the robot and the generated entry points.
+func metadata(r *model.Robot, entries []*entry) ([]byte, error) {
+	m := Metadata{Robot: r.Name, NQ: r.NQ, NV: r.NV, FloatingBase: r.FloatingBase(), Gravity: r.Gravity[:],
+		Conventions: "row-major outputs; spatial vectors [angular; linear]; free-flyer q = [x y z qx qy qz qw], " +
+			"v = [v_lin; omega] in the base frame; continuous joints take one angle"}
+	for _, j := range r.Joints {
+		ji := JointInfo{Name: j.Name, Type: j.Type.String(), Parent: j.Parent, QIndex: j.Q, VIndex: j.V,
+			NQ: j.Type.NQ(), NV: j.Type.NV()}
+		if j.Limits.Bounded {
+			l := j.Limits
+			ji.Lower, ji.Upper, ji.Effort, ji.Velocity = &l.Lower, &l.Upper, &l.Effort, &l.Velocity
+		}
+		if j.Mimic != nil {
+			ji.Mimic = j.Mimic.Joint
+		}
+		m.Joints = append(m.Joints, ji)
+	}
+	for _, f := range r.Frames {
+		m.Frames = append(m.Frames, FrameInfo{Name: f.Name, Joint: f.Joint})
+	}
+	for _, e := range entries {
+		a := AlgorithmInfo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame,
+			SmemBytesFloat: 4 * e.smem(), SmemBytesDouble: 8 * e.smem()}
+		conv := func(bs []buffer) []BufferInfo {
+			var out []BufferInfo
+			for _, b := range bs {
+				shape := b.shape
+				if len(shape) == 0 {
+					shape = []int{b.size}
+				}
+				out = append(out, BufferInfo{Name: b.name, Shape: shape, Doc: b.doc})
+			}
+			return out
+		}
+		a.Inputs, a.Outputs = conv(e.inputs), conv(e.outputs)
+		m.Algorithms = append(m.Algorithms, a)
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}

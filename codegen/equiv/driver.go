@@ -1,0 +1,185 @@
+package equiv
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/grid-rbd/grid-rbd/codegen/emit"
+)
+
+// BlockSizes are the block sizes the CUDA check runs every kernel at: warp-aligned, ragged and the
+// hardware maximum, down to a single thread.
+var BlockSizes = []int{1, 32, 33, 57, 64, 96, 128, 256, 512, 1024}
+
+// CUDADriver returns the source of a CUDA program (driver.cu) that, for every entry point, block size and
+// precision, poisons the outputs with NaN, launches the batched kernel on the inputs of inputs.bin and
+// compares with expected.bin. It prints one line per (precision, block size, entry point) and a summary,
+// and exits non-zero when any error exceeds its tolerance: 1e-10 relative in double; 1e-4 in float,
+// times cond(M) for entry points conditioned by M.
+func CUDADriver(m *emit.Metadata) string {
+	var b strings.Builder
+	b.WriteString(driverPrologue)
+	b.WriteString("template <typename T>\nstatic void run_all(Data& d, int block, Report& rep) {\n")
+	b.WriteString("    const int n = d.n;\n    size_t ip = 0, ep = 0;\n    (void)ip;\n")
+	b.WriteString("    const Vec3<T> gravity{T(d.g[0]), T(d.g[1]), T(d.g[2])};\n    (void)gravity;\n")
+	for _, a := range m.Algorithms {
+		fmt.Fprintf(&b, "    {  // %s\n", a.Name)
+		var args []string
+		for _, o := range a.Outputs {
+			fmt.Fprintf(&b, "        DeviceArray<T> %s(size_t(n) * %d);\n", o.Name, o.Size())
+			args = append(args, o.Name+".ptr")
+		}
+		for _, in := range a.Inputs {
+			fmt.Fprintf(&b, "        DeviceArray<T> %s(d.inputs.data() + ip, size_t(n) * %d);\n", in.Name, in.Size())
+			fmt.Fprintf(&b, "        ip += size_t(n) * %d;\n", in.Size())
+			args = append(args, in.Name+".ptr")
+		}
+		frames := "1"
+		if a.Frame {
+			frames = "grid::NF"
+			args = append(args, "f")
+		}
+		if a.Gravity {
+			args = append(args, "gravity")
+		}
+		args = append(args, "n", "0", "block")
+		fmt.Fprintf(&b, "        double worst = 0;\n")
+		fmt.Fprintf(&b, "        for (int f = 0; f < %s; ++f) {\n", frames)
+		for _, o := range a.Outputs {
+			fmt.Fprintf(&b, "            %s.poison();\n", o.Name)
+		}
+		fmt.Fprintf(&b, "            check(grid::%s_launch<T>(%s), %q);\n", a.Name, strings.Join(args, ", "), a.Name)
+		b.WriteString("            check(cudaDeviceSynchronize(), \"synchronize\");\n")
+		for _, o := range a.Outputs {
+			fmt.Fprintf(&b, "            worst = std::max(worst, rel_err(%s.download(), d.expected.data() + ep, %v));\n",
+				o.Name, o.Name == "quat")
+			fmt.Fprintf(&b, "            ep += size_t(n) * %d;\n", o.Size())
+		}
+		b.WriteString("        }\n")
+		fmt.Fprintf(&b, "        rep.add(%q, sizeof(T) == 8, block, worst, %v);\n", a.Name, ConditionedByM[a.Name])
+		b.WriteString("    }\n")
+	}
+	b.WriteString("    if (ep != d.expected.size()) { fprintf(stderr, \"expected.bin size mismatch\\n\"); exit(2); }\n}\n")
+	b.WriteString(driverEpilogue)
+	return b.String()
+}
+
+const driverPrologue = `// Equivalence check of a robot's batched kernels against the float64 reference; generated, do not edit.
+#include "grid.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using grid::Vec3;
+
+static void check(cudaError_t err, const char* what) {
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
+        exit(3);
+    }
+}
+
+static std::vector<double> read_doubles(const std::string& path, size_t skip_bytes) {
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f) { fprintf(stderr, "cannot open %s\n", path.c_str()); exit(2); }
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fseek(f, long(skip_bytes), SEEK_SET);
+    std::vector<double> v((size_t(size) - skip_bytes) / sizeof(double));
+    if (fread(v.data(), sizeof(double), v.size(), f) != v.size()) { fprintf(stderr, "short read %s\n", path.c_str()); exit(2); }
+    fclose(f);
+    return v;
+}
+
+struct Data {
+    int n = 0;
+    double g[3] = {0, 0, 0};
+    double cond = 1;
+    std::vector<double> inputs, expected;
+};
+
+// A device array of T, filled from doubles or poisoned with NaN (all bits set is a NaN in float and double).
+template <typename T>
+struct DeviceArray {
+    T* ptr = nullptr;
+    size_t n = 0;
+    explicit DeviceArray(size_t count) : n(count) { check(cudaMalloc(&ptr, std::max<size_t>(n, 1) * sizeof(T)), "cudaMalloc"); }
+    DeviceArray(const double* values, size_t count) : DeviceArray(count) {
+        std::vector<T> host(values, values + count);
+        check(cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    }
+    ~DeviceArray() { cudaFree(ptr); }
+    void poison() { check(cudaMemset(ptr, 0xFF, n * sizeof(T)), "poison"); }
+    std::vector<double> download() const {
+        std::vector<T> host(n);
+        check(cudaMemcpy(host.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+        return std::vector<double>(host.begin(), host.end());
+    }
+};
+
+// max|got - want| / max|want|, infinite when got has a NaN or Inf; quaternions compare up to sign.
+static double rel_err(std::vector<double> got, const double* want, bool quat) {
+    if (quat) {
+        for (size_t i = 0; i + 3 < got.size(); i += 4) {
+            double dot = 0;
+            for (int k = 0; k < 4; ++k) dot += got[i + k] * want[i + k];
+            if (dot < 0) for (int k = 0; k < 4; ++k) got[i + k] = -got[i + k];
+        }
+    }
+    double d = 0, scale = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        if (!std::isfinite(got[i])) return INFINITY;
+        d = std::max(d, std::fabs(got[i] - want[i]));
+        scale = std::max(scale, std::fabs(want[i]));
+    }
+    return scale > 0 ? d / scale : d;
+}
+
+struct Report {
+    double cond = 1;
+    int failures = 0;
+    std::vector<std::string> lines;
+    void add(const char* algo, bool dbl, int block, double err, bool by_cond) {
+        const double tol = dbl ? 1e-10 : (by_cond ? 1e-4 * cond : 1e-4);
+        const bool ok = err <= tol;
+        failures += ok ? 0 : 1;
+        char line[256];
+        snprintf(line, sizeof line, "%-6s %5d  %-18s %10.3g  %10.3g  %s", dbl ? "double" : "float", block, algo, err,
+                 tol, ok ? "ok" : "FAIL");
+        lines.push_back(line);
+    }
+};
+
+`
+
+const driverEpilogue = `
+int main(int argc, char** argv) {
+    if (argc != 2) { fprintf(stderr, "usage: driver DATA_DIR\n"); return 1; }
+    const std::string dir = argv[1];
+    Data d;
+    {
+        FILE* f = fopen((dir + "/inputs.bin").c_str(), "rb");
+        if (!f) { fprintf(stderr, "cannot open inputs.bin\n"); return 2; }
+        if (fread(&d.n, sizeof(int), 1, f) != 1 || fread(d.g, sizeof(double), 3, f) != 3 ||
+            fread(&d.cond, sizeof(double), 1, f) != 1) { fprintf(stderr, "bad inputs.bin\n"); return 2; }
+        fclose(f);
+    }
+    d.inputs = read_doubles(dir + "/inputs.bin", sizeof(int) + 4 * sizeof(double));
+    d.expected = read_doubles(dir + "/expected.bin", 0);
+    Report rep;
+    rep.cond = d.cond;
+    const int blocks[] = {BLOCK_SIZES};
+    for (int block : blocks) {
+        run_all<double>(d, block, rep);
+        run_all<float>(d, block, rep);
+    }
+    printf("precision block  entry point         max error   tolerance\n");
+    for (const auto& l : rep.lines) printf("%s\n", l.c_str());
+    printf("%s: %d samples, %zu checks, %d failed (cond(M) %.3g)\n", ROBOT, d.n, rep.lines.size(), rep.failures, d.cond);
+    return rep.failures == 0 ? 0 : 1;
+}
+`

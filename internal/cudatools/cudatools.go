@@ -1,0 +1,41 @@
+// Package cudatools finds the CUDA toolchain for tests that compile CUDA code.
+package cudatools
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// repoRoot is the checkout's root directory.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// NVCC returns the CUDA compiler: $NVCC, nvcc on PATH, or the one the test environment installs from the
+// nvidia-cuda-nvcc wheel (.venv, made by `go tool mage venv`). A missing compiler fails the test: the CUDA
+// build check must not silently vanish.
+func NVCC(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("NVCC"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("nvcc"); err == nil {
+		return p
+	}
+	matches, _ := filepath.Glob(filepath.Join(repoRoot(), ".venv", "lib", "python3*", "site-packages",
+		"nvidia", "cu13", "bin", "nvcc"))
+	if len(matches) == 0 {
+		t.Fatal("no CUDA compiler: set NVCC, put nvcc on PATH, or run `go tool mage venv` (installs the nvidia-cuda-nvcc wheel)")
+	}
+	return matches[0]
+}
+
+// HasGPU reports whether nvidia-smi lists a GPU, so compiled CUDA tests can also run.
+func HasGPU() bool {
+	out, err := exec.Command("nvidia-smi", "-L").Output()
+	return err == nil && len(out) > 0
+}

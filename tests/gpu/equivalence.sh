@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# CUDA equivalence check, run on a machine with an NVIDIA GPU and nvcc (no Go needed):
+#   go tool mage gpuprep                       # here: writes build/gpucheck/<robot>/
+#   bash tests/gpu/equivalence.sh build/gpucheck [RESULTS_DIR]
+# Builds each robot's driver for sm_90, runs every entry point at every block size in float and double with
+# NaN-poisoned outputs against the float64 reference, then runs compute-sanitizer memcheck and racecheck on
+# two robots. Writes results.txt and summary.md into RESULTS_DIR (default: the check folder).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+check=${1:?usage: equivalence.sh CHECK_DIR [RESULTS_DIR]}
+out=${2:-$check}
+mkdir -p "$out"
+arch=${CUDA_ARCH:-sm_90}
+nvcc=${NVCC:-nvcc}
+sanitizer=${SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
+sanitized_robots=${SANITIZED_ROBOTS:-"iiwa go2_floating"}
+results="$out/results.txt"
+summary="$out/summary.md"
+: >"$results"
+
+{
+  echo "| robot | nvcc compile [s] (all in parallel) | checks | failed |"
+  echo "|---|---|---|---|"
+} >"$summary"
+status=0
+# Build every driver in parallel (each records its own compile time), then run them one at a time.
+build() {
+  local dir=$1 start end
+  start=$(date +%s%N)
+  if "$nvcc" -O2 -arch="$arch" -std=c++17 -I "$root/kernels" -I "$dir" "$dir/driver.cu" -o "$dir/driver" >"$dir/build.txt" 2>&1; then
+    end=$(date +%s%N)
+    echo $(( (end - start) / 1000000 )) >"$dir/build_ms"
+  fi
+}
+for dir in "$check"/*/; do build "$dir" & done
+wait
+for dir in "$check"/*/; do
+  robot=$(basename "$dir")
+  cat "$dir/build.txt" >>"$results"
+  if [ ! -f "$dir/build_ms" ]; then
+    echo "| $robot | build failed | - | - |" >>"$summary"; status=1; continue
+  fi
+  ms=$(cat "$dir/build_ms")
+  echo "== $robot" >>"$results"
+  "$dir/driver" "$dir" >"$dir/run.txt" 2>&1
+  rc=$?
+  cat "$dir/run.txt" >>"$results"
+  line=$(tail -n 1 "$dir/run.txt")
+  checks=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks, \([0-9]*\) failed.*/\1/p')
+  failed=$(echo "$line" | sed -n 's/.* \([0-9]*\) checks, \([0-9]*\) failed.*/\2/p')
+  printf '| %s | %d.%03d | %s | %s |\n' "$robot" $((ms / 1000)) $((ms % 1000)) "${checks:-?}" "${failed:-rc=$rc}" >>"$summary"
+  [ "$rc" -eq 0 ] || status=1
+done
+
+{
+  echo
+  echo "| robot | tool | errors |"
+  echo "|---|---|---|"
+} >>"$summary"
+for robot in $sanitized_robots; do
+  dir="$check/$robot"
+  for tool in memcheck racecheck; do
+    log="$dir/$tool.txt"
+    "$sanitizer" --tool "$tool" --error-exitcode 9 "$dir/driver" "$dir" >"$log" 2>&1
+    rc=$?
+    errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | tail -n 1 | grep -o '[0-9]*' || true)
+    hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | tail -n 1 | grep -o '[0-9]*' || true)
+    echo "== $robot $tool (rc $rc)" >>"$results"
+    tail -n 5 "$log" >>"$results"
+    echo "| $robot | $tool | ${errors:-?}${hazards:+ ($hazards hazards)} (rc $rc) |" >>"$summary"
+    [ "$rc" -eq 0 ] || status=1
+  done
+done
+cat "$summary"
+exit $status
