@@ -14,6 +14,8 @@ arch=${CUDA_ARCH:-sm_90}
 nvcc=${NVCC:-nvcc}
 sanitizer=${SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 sanitized_robots=${SANITIZED_ROBOTS:-"iiwa go2_floating"}
+# Block sizes under the sanitizers: ragged, warp-multiple and the maximum (all sizes run without them).
+sanitized_blocks=${SANITIZED_BLOCKS:-"33,128,1024"}
 results="$out/results.txt"
 summary="$out/summary.md"
 : >"$results"
@@ -54,6 +56,8 @@ done
 
 {
   echo
+  echo "compute-sanitizer at block sizes $sanitized_blocks:"
+  echo
   echo "| robot | tool | errors |"
   echo "|---|---|---|"
 } >>"$summary"
@@ -61,7 +65,8 @@ for robot in $sanitized_robots; do
   dir="$check/$robot"
   for tool in memcheck racecheck; do
     log="$dir/$tool.txt"
-    "$sanitizer" --tool "$tool" --error-exitcode 9 "$dir/driver" "$dir" >"$log" 2>&1
+    GRID_CHECK_BLOCKS=$sanitized_blocks timeout "${SANITIZER_TIMEOUT:-240}" \
+      "$sanitizer" --tool "$tool" --error-exitcode 9 "$dir/driver" "$dir" >"$log" 2>&1
     rc=$?
     errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | tail -n 1 | grep -o '[0-9]*' || true)
     hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | tail -n 1 | grep -o '[0-9]*' || true)
