@@ -72,7 +72,8 @@ for robot in $sanitized_robots; do
     hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | tail -n 1 | grep -o '[0-9]*' || true)
     echo "== $robot $tool (rc $rc)" >>"$results"
     tail -n 5 "$log" >>"$results"
-    echo "| $robot | $tool | ${errors:-?}${hazards:+ ($hazards hazards)} (rc $rc) |" >>"$summary"
+    if [ "$tool" = racecheck ]; then found="${hazards:-?} hazards"; else found="${errors:-?} errors"; fi
+    echo "| $robot | $tool | $found (rc $rc) |" >>"$summary"
     [ "$rc" -eq 0 ] || status=1
   done
 done
