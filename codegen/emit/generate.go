@@ -9,7 +9,6 @@ package emit
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 )
@@ -134,14 +133,4 @@ func (g *gen) forLevels(reverse bool, first int, body func()) {
 		})
 		w.sync()
 	})
-}
-
-// robotIdent turns a robot name into a C identifier fragment.
-func robotIdent(name string) string {
-	return strings.Map(func(c rune) rune {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-			return c
-		}
-		return '_'
-	}, name)
 }

@@ -1,12 +1,10 @@
-package emit
+package emit_test
 
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,50 +13,20 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/grid-rbd/grid-rbd/codegen/emit"
+	"github.com/grid-rbd/grid-rbd/codegen/equiv"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
-	"github.com/grid-rbd/grid-rbd/codegen/ref"
 	"github.com/grid-rbd/grid-rbd/codegen/spatial"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
-	"gonum.org/v1/gonum/mat"
 )
-
-// meta mirrors the parts of metadata.json the tests read.
-type meta struct {
-	NQ     int `json:"nq"`
-	NV     int `json:"nv"`
-	Frames []struct {
-		Name string `json:"name"`
-	} `json:"frames"`
-	Algorithms []struct {
-		Name    string `json:"name"`
-		Frame   bool   `json:"frame"`
-		Gravity bool   `json:"gravity"`
-		Inputs  []struct {
-			Name  string `json:"name"`
-			Shape []int  `json:"shape"`
-		} `json:"inputs"`
-		Outputs []struct {
-			Name  string `json:"name"`
-			Shape []int  `json:"shape"`
-		} `json:"outputs"`
-	} `json:"algorithms"`
-}
-
-func size(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	return n
-}
 
 // testGravity is deliberately not along -z, so that axis or sign mistakes in gravity show.
 var testGravity = spatial.Vec3{0.3, -0.2, -9.81}
 
 // driverSource writes a C++ program that runs every entry point's host wrapper on inputs read from a file,
 // in double and then in float, and writes all outputs as doubles.
-func driverSource(m *meta) string {
+func driverSource(m *emit.Metadata) string {
 	var b strings.Builder
 	b.WriteString(`#include "grid.cuh"
 #include <cstdio>
@@ -90,11 +58,11 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 		fmt.Fprintf(&b, "    {  // %s\n", a.Name)
 		var args []string
 		for _, o := range a.Outputs {
-			fmt.Fprintf(&b, "        std::vector<T> %s(size_t(n) * %d);\n", o.Name, size(o.Shape))
+			fmt.Fprintf(&b, "        std::vector<T> %s(size_t(n) * %d);\n", o.Name, o.Size())
 			args = append(args, o.Name+".data()")
 		}
 		for _, i := range a.Inputs {
-			fmt.Fprintf(&b, "        std::vector<T> %s = read_values<T>(in, size_t(n) * %d);\n", i.Name, size(i.Shape))
+			fmt.Fprintf(&b, "        std::vector<T> %s = read_values<T>(in, size_t(n) * %d);\n", i.Name, i.Size())
 			args = append(args, i.Name+".data()")
 		}
 		frames := "1"
@@ -135,21 +103,21 @@ int main(int argc, char** argv) {
 }
 
 // hostBuild generates a robot's header and driver into dir and compiles them with the host compiler.
-func hostBuild(t *testing.T, r *model.Robot, dir string) (*meta, string) {
+func hostBuild(t *testing.T, r *model.Robot, dir string) (*emit.Metadata, string) {
 	t.Helper()
-	out, err := Generate(r, Options{})
+	out, err := emit.Generate(r, emit.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m meta
-	if err := json.Unmarshal(out.Metadata, &m); err != nil {
+	m, err := emit.ParseMetadata(out.Metadata)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "grid.cuh"), []byte(out.Header), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	src := filepath.Join(dir, "driver.cpp")
-	if err := os.WriteFile(src, []byte(driverSource(&m)), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(driverSource(m)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "driver")
@@ -158,109 +126,7 @@ func hostBuild(t *testing.T, r *model.Robot, dir string) (*meta, string) {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("host build of %s failed: %v\n%s", r.Name, err, msg)
 	}
-	return &m, bin
-}
-
-type sample struct{ q, qd, qdd, tau []float64 }
-
-func randomSamples(r *model.Robot, n int, seed uint64) []sample {
-	rng := rand.New(rand.NewPCG(seed, 11))
-	normals := func(scale float64) []float64 {
-		v := make([]float64, r.NV)
-		for i := range v {
-			v[i] = scale * rng.NormFloat64()
-		}
-		return v
-	}
-	out := make([]sample, n)
-	for k := range out {
-		vscale := 1.0
-		if k%2 == 1 {
-			vscale = 10 // large velocities
-		}
-		out[k] = sample{r.RandomConfiguration(rng), normals(vscale), normals(3), normals(10)}
-	}
-	return out
-}
-
-func (s sample) input(name string) []float64 {
-	switch name {
-	case "q":
-		return s.q
-	case "qd":
-		return s.qd
-	case "qdd":
-		return s.qdd
-	case "tau":
-		return s.tau
-	}
-	panic("unknown input " + name)
-}
-
-func rows(m mat.Matrix) []float64 {
-	r, c := m.Dims()
-	out := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			out = append(out, m.At(i, j))
-		}
-	}
-	return out
-}
-
-// reference computes an entry point's outputs, concatenated, for one sample (and frame).
-func reference(t *testing.T, r *model.Robot, algo string, s sample, frame int) [][]float64 {
-	zero := make([]float64, r.NV)
-	switch algo {
-	case "frame_poses":
-		var pos, rot, quat []float64
-		for _, p := range ref.FramePoses(r, s.q) {
-			pos = append(pos, p.Position[:]...)
-			for i := 0; i < 3; i++ {
-				rot = append(rot, p.Rotation[i][:]...)
-			}
-			x, y, z, w := spatial.MatToQuat(p.Rotation)
-			quat = append(quat, x, y, z, w)
-		}
-		return [][]float64{pos, rot, quat}
-	case "inverse_dynamics":
-		return [][]float64{ref.RNEA(r, s.q, s.qd, s.qdd, true)}
-	case "bias_forces":
-		return [][]float64{ref.RNEA(r, s.q, s.qd, zero, true)}
-	case "gravity_forces":
-		return [][]float64{ref.RNEA(r, s.q, zero, zero, true)}
-	case "mass_matrix":
-		return [][]float64{rows(ref.CRBA(r, s.q))}
-	case "minv":
-		inv, err := ref.Minv(r, s.q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return [][]float64{rows(inv)}
-	case "forward_dynamics", "aba":
-		return [][]float64{ref.ABA(r, s.q, s.qd, s.tau)}
-	case "frame_jacobian":
-		return [][]float64{rows(mat.NewDense(6, r.NV, flattenRows(ref.FrameJacobian(r, s.q, frame))))}
-	}
-	t.Fatalf("no reference for entry point %q", algo)
-	return nil
-}
-
-func flattenRows(m [][]float64) []float64 {
-	var out []float64
-	for _, r := range m {
-		out = append(out, r...)
-	}
-	return out
-}
-
-// condM is the 2-norm condition number of the mass matrix at q.
-func condM(r *model.Robot, q []float64) float64 {
-	var svd mat.SVD
-	if !svd.Factorize(ref.CRBA(r, q), mat.SVDNone) {
-		return math.Inf(1)
-	}
-	return svd.Cond()
+	return m, bin
 }
 
 // hostErrors runs the host build of a robot and returns, per entry point and precision, the largest error
@@ -269,14 +135,18 @@ func hostErrors(t *testing.T, r *model.Robot) (map[string][2]float64, float64) {
 	dir := t.TempDir()
 	m, bin := hostBuild(t, r, dir)
 	const n = 4
-	samples := randomSamples(r, n, 21)
+	samples := equiv.RandomSamples(r, n, 21)
 	var in bytes.Buffer
 	binary.Write(&in, binary.LittleEndian, int32(n))
 	binary.Write(&in, binary.LittleEndian, testGravity[:])
 	for _, a := range m.Algorithms {
 		for _, inp := range a.Inputs {
 			for _, s := range samples {
-				binary.Write(&in, binary.LittleEndian, s.input(inp.Name))
+				v, err := s.Input(inp.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				binary.Write(&in, binary.LittleEndian, v)
 			}
 		}
 	}
@@ -294,10 +164,7 @@ func hostErrors(t *testing.T, r *model.Robot) (map[string][2]float64, float64) {
 	got := make([]float64, len(raw)/8)
 	binary.Read(bytes.NewReader(raw), binary.LittleEndian, got)
 
-	cond := 0.0
-	for _, s := range samples {
-		cond = math.Max(cond, condM(r, s.q))
-	}
+	cond := equiv.CondM(r, samples)
 	errs := map[string][2]float64{}
 	pos := 0
 	for prec := 0; prec < 2; prec++ {
@@ -309,10 +176,12 @@ func hostErrors(t *testing.T, r *model.Robot) (map[string][2]float64, float64) {
 			for f := 0; f < frames; f++ {
 				wants := make([][][]float64, n)
 				for k, s := range samples {
-					wants[k] = reference(t, r, a.Name, s, f)
+					if wants[k], err = equiv.Reference(r, a.Name, s, f); err != nil {
+						t.Fatal(err)
+					}
 				}
 				for o, out := range a.Outputs {
-					sz := size(out.Shape)
+					sz := out.Size()
 					for k := 0; k < n; k++ {
 						g := got[pos+k*sz : pos+(k+1)*sz]
 						e := relErr(a.Name+"."+out.Name, g, wants[k][o])
@@ -357,9 +226,6 @@ func relErr(what string, got, want []float64) float64 {
 	return d / scale
 }
 
-// minvBased lists the outputs whose float32 error scales with cond(M).
-var minvBased = map[string]bool{"minv": true, "forward_dynamics": true, "aba": true}
-
 // TestHostBuildMatchesReference compiles every robot's generated header for the host and compares every
 // entry point with codegen/ref: float64 to 1e-10 relative to the output's largest magnitude, float32 to
 // 1e-4 (times cond(M) for M⁻¹-based outputs).
@@ -388,7 +254,7 @@ func TestHostBuildMatchesReference(t *testing.T) {
 						t.Errorf("%s float64: relative error %.3g > 1e-10", algo, e[0])
 					}
 					tol := 1e-4
-					if minvBased[algo] {
+					if equiv.ConditionedByM[algo] {
 						tol *= cond
 					}
 					if e[1] > tol {
