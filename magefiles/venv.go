@@ -3,10 +3,12 @@
 package main
 
 import (
+	"archive/zip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +36,10 @@ func Venv() error {
 	sum := sha256.Sum256(req)
 	want := hex.EncodeToString(sum[:])
 	if got, err := os.ReadFile(venvStamp); err == nil && strings.TrimSpace(string(got)) == want {
-		return nil
+		if _, err := os.Stat(filepath.Join(ffiIncludeDir, "xla", "ffi", "api", "ffi.h")); err == nil {
+			return nil
+		}
+		return fetchFFIHeaders()
 	}
 	py, err := findPython()
 	if err != nil {
@@ -54,7 +59,72 @@ func Venv() error {
 	if err := sh.RunV(venvPython(), append(pip, "-r", testRequirements)...); err != nil {
 		return err
 	}
+	if err := fetchFFIHeaders(); err != nil {
+		return err
+	}
 	return os.WriteFile(venvStamp, []byte(want+"\n"), 0o644)
+}
+
+// The FFI handlers are compiled against the XLA FFI headers of the oldest supported jaxlib: XLA accepts
+// handlers built against its own API version or older ones, so these libraries load in every jax from
+// minJaxlib on, while headers from a newer jaxlib would be refused by older ones.
+const (
+	minJaxlib     = "0.11.2"
+	ffiIncludeDir = venvDir + "/ffi-include"
+)
+
+// fetchFFIHeaders downloads the minimum jaxlib wheel and extracts its include folder into .venv/ffi-include.
+func fetchFFIHeaders() error {
+	tmp, err := os.MkdirTemp("", "jaxlib-headers")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	fmt.Printf("== fetching the XLA FFI headers of jaxlib %s\n", minJaxlib)
+	if err := sh.RunV(venvPython(), "-m", "pip", "download", "--disable-pip-version-check", "--progress-bar", "off",
+		"--no-deps", "--only-binary=:all:", "-d", tmp, "jaxlib=="+minJaxlib); err != nil {
+		return err
+	}
+	wheels, _ := filepath.Glob(filepath.Join(tmp, "jaxlib-*.whl"))
+	if len(wheels) != 1 {
+		return fmt.Errorf("expected one jaxlib wheel in %s, found %v", tmp, wheels)
+	}
+	zr, err := zip.OpenReader(wheels[0])
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	if err := os.RemoveAll(ffiIncludeDir); err != nil {
+		return err
+	}
+	n := 0
+	for _, f := range zr.File {
+		rel, ok := strings.CutPrefix(f.Name, "jaxlib/include/")
+		if !ok || f.FileInfo().IsDir() || strings.Contains(rel, "..") {
+			continue
+		}
+		dst := filepath.Join(ffiIncludeDir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("jaxlib %s wheel has no include folder", minJaxlib)
+	}
+	return nil
 }
 
 // findPython picks a Python 3.12+ interpreter: $GRID_PYTHON, python3.12 on PATH, or pyenv's 3.12.

@@ -1,0 +1,131 @@
+//go:build mage
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/grid-rbd/grid-rbd/internal/wheel"
+)
+
+// bundledConfig is python/grid_rbd/robots/bundled.json: the robots a wheel ships.
+const bundledConfig = "python/grid_rbd/robots/bundled.json"
+
+type bundledRobot struct {
+	Name     string `json:"name"`
+	URDF     string `json:"urdf"`
+	Floating bool   `json:"floating"`
+}
+
+func readBundled() ([]bundledRobot, error) {
+	data, err := os.ReadFile(bundledConfig)
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Robots []bundledRobot `json:"robots"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", bundledConfig, err)
+	}
+	return cfg.Robots, nil
+}
+
+// Wheel builds dist/grid_rbd-<version>-py3-none-linux_x86_64.whl: the Python package and, for every robot
+// in python/grid_rbd/robots/bundled.json, its metadata with CPU and CUDA (sm_80, sm_90 and PTX)
+// libraries. Flag: -nocuda builds a CPU-only wheel.
+func Wheel(nocuda *bool) error {
+	start := time.Now()
+	robots, err := readBundled()
+	if err != nil {
+		return err
+	}
+	version, requires, err := projectInfo("pyproject.toml")
+	if err != nil {
+		return err
+	}
+	cuda := nocuda == nil || !*nocuda
+	var files []wheel.File
+	for _, rb := range robots {
+		out := filepath.Join("build", "wheel", rb.Name)
+		floating := rb.Floating
+		if err := Build(rb.URDF, &floating, &out, &cuda); err != nil {
+			return fmt.Errorf("robot %s: %w", rb.Name, err)
+		}
+		libs := []string{"metadata.json", "libgrid_rbd_cpu.so"}
+		if cuda {
+			libs = append(libs, "libgrid_rbd_cuda.so")
+		}
+		for _, name := range libs {
+			data, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil {
+				return err
+			}
+			files = append(files, wheel.File{Path: "grid_rbd/_robots/" + rb.Name + "/" + name, Data: data,
+				Executable: strings.HasSuffix(name, ".so")})
+		}
+	}
+	err = filepath.WalkDir(filepath.Join("python", "grid_rbd"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "__pycache__" || d.Name() == "_robots" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel("python", path)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, wheel.File{Path: filepath.ToSlash(rel), Data: data})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	path, err := wheel.Write("dist", wheel.Spec{
+		Name: "grid-rbd", Version: version, Tag: "py3-none-linux_x86_64", RequiresPython: ">=3.12",
+		Summary:  "Fast, differentiable rigid-body dynamics compiled from URDF for JAX on GPU and CPU",
+		License:  "see the bundled robots' licence files",
+		Requires: requires, Files: files,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s (%d robots, CUDA %v) in %v\n", path, len(robots), cuda, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// projectInfo reads the version and the dependency list from pyproject.toml's [project] table.
+func projectInfo(path string) (string, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	text := string(data)
+	v := regexp.MustCompile(`(?m)^version\s*=\s*"([^"]+)"`).FindStringSubmatch(text)
+	if v == nil {
+		return "", nil, fmt.Errorf("%s: no version", path)
+	}
+	deps := regexp.MustCompile(`(?ms)^dependencies\s*=\s*\[(.*?)\]`).FindStringSubmatch(text)
+	var requires []string
+	if deps != nil {
+		for _, m := range regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(deps[1], -1) {
+			requires = append(requires, m[1])
+		}
+	}
+	return v[1], requires, nil
+}

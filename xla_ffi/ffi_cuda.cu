@@ -1,0 +1,4 @@
+// CUDA XLA FFI handlers (grid_<algo>_cuda) for the robot whose grid.cuh is on the include path.
+#include "grid.cuh"
+
+#include "handlers.h"
