@@ -18,19 +18,19 @@ import (
 // bundledConfig is python/grid_rbd/robots/bundled.json: the robots a wheel ships.
 const bundledConfig = "python/grid_rbd/robots/bundled.json"
 
-type bundledRobot struct {
+type bundledEntry struct {
 	Name     string `json:"name"`
 	URDF     string `json:"urdf"`
 	Floating bool   `json:"floating"`
 }
 
-func readBundled() ([]bundledRobot, error) {
+func readBundled() ([]bundledEntry, error) {
 	data, err := os.ReadFile(bundledConfig)
 	if err != nil {
 		return nil, err
 	}
 	var cfg struct {
-		Robots []bundledRobot `json:"robots"`
+		Robots []bundledEntry `json:"robots"`
 	}
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", bundledConfig, err)

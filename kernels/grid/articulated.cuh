@@ -46,8 +46,9 @@ GLASS_HD bool joint_articulated_terms(int kind, const T* axis, const T* A, T* U,
         }
     }
     if (nv == 1) {
-        T d;
-        joint_project<T>(kind, axis, U, &d);
+        T dv[6];  // joint_project writes nv values; sized for the widest joint so no path can overrun
+        joint_project<T>(kind, axis, U, dv);
+        const T d = dv[0];
         if (!(d > T(0))) {
             Dinv[0] = glass::linalg_detail::quiet_nan<T>();
             return false;
