@@ -71,14 +71,16 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 	if cxx == "" {
 		cxx = "c++"
 	}
-	cpuArgs := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", define}, includes...)
+	cpuArgs := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
+		"-fvisibility-inlines-hidden", "-Wall", "-Wextra", define}, includes...)
 	cpuArgs = append(cpuArgs, filepath.Join(ffiDir, "ffi_cpu.cc"))
 	if err := compileLibrary(cxx, cpuArgs, filepath.Join(dir, cpuLibrary)); err != nil {
 		return err
 	}
 
 	if withCUDA {
-		cudaArgs := []string{"-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC,-Wall,-Wextra", "--threads", "0"}
+		cudaArgs := []string{"-O2", "-std=c++17", "-shared", "-Xcompiler",
+			"-fPIC,-fvisibility=hidden,-fvisibility-inlines-hidden,-Wall,-Wextra", "--threads", "0"}
 		cudaArgs = append(cudaArgs, cudaGencode...)
 		cudaArgs = append(cudaArgs, "-cudart", "static", define)
 		// The nvidia-cuda-nvcc wheel keeps the static runtime in ../lib, where nvcc does not look by itself.

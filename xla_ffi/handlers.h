@@ -595,6 +595,20 @@ inline auto bind() { return ffi::Ffi::Bind().Ctx<StreamContext>(); }
 #define GRID_FFI_TRAITS {}
 #endif
 
+// The libraries are built with hidden visibility, so that two robots' libraries in one process never bind
+// to each other's template statics (shape tables); only the handlers below are exported.
+#define GRID_FFI_EXPORT(algo) \
+    extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* GRID_FFI_SYMBOL(algo)(XLA_FFI_CallFrame*);
+GRID_FFI_EXPORT(frame_poses)
+GRID_FFI_EXPORT(frame_jacobian)
+GRID_FFI_EXPORT(inverse_dynamics)
+GRID_FFI_EXPORT(bias_forces)
+GRID_FFI_EXPORT(gravity_forces)
+GRID_FFI_EXPORT(mass_matrix)
+GRID_FFI_EXPORT(minv)
+GRID_FFI_EXPORT(forward_dynamics)
+GRID_FFI_EXPORT(aba)
+
 #define GRID_FFI_ARG Arg<::xla::ffi::AnyBuffer>()
 #define GRID_FFI_RET Ret<::xla::ffi::AnyBuffer>()
 #define GRID_FFI_GRAVITY Attr<double>("gravity_x").Attr<double>("gravity_y").Attr<double>("gravity_z")

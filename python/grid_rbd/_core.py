@@ -1,0 +1,296 @@
+"""What the JAX and NumPy handles share: robot properties, argument validation and frame lookup."""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final, Self
+
+import numpy as np
+import numpy.typing as npt
+
+from ._artifacts import find_robot
+from ._ffi import LoadedRobot, load_robot
+from ._metadata import AlgorithmInfo
+
+__all__ = [
+    "DEFAULT_GRAVITY",
+    "RobotBase",
+    "check_inputs",
+    "format_shape",
+    "parse_gravity",
+]
+
+DEFAULT_GRAVITY: Final[tuple[float, float, float]] = (0.0, 0.0, -9.81)
+_FLOAT_DTYPES: Final = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def format_shape(shape: Sequence[int]) -> str:
+    """Formats a shape the way Python prints a tuple: ``(7,)``, ``(3, 5, 7)``, ``()``."""
+    return str(tuple(int(d) for d in shape))
+
+
+def _expected(trailing: tuple[int, ...]) -> str:
+    return "(..., " + ", ".join(str(d) for d in trailing) + ")" if trailing else "(...)"
+
+
+def check_inputs(
+    algorithm: AlgorithmInfo,
+    shapes: Sequence[tuple[int, ...]],
+    dtypes: Sequence[np.dtype[Any]],
+) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """Checks the arguments of one algorithm call against its metadata.
+
+    Works on shapes and dtypes only, so it applies equally to concrete arrays and to tracers.
+
+    Args:
+      algorithm: the algorithm whose inputs are checked, in metadata order.
+      shapes: each argument's full shape (batch dimensions first).
+      dtypes: each argument's dtype, already canonicalised.
+
+    Returns:
+      The common leading batch shape and the common dtype.
+
+    Raises:
+      ValueError: an argument has the wrong trailing shape, a dtype other than float32 or float64, a dtype
+        different from the first argument's, or leading batch dimensions different from the first
+        argument's. The message names the argument, what it got and what was expected.
+    """
+    batch: tuple[int, ...] | None = None
+    dtype: np.dtype[Any] | None = None
+    first = algorithm.inputs[0].name
+    for info, shape, dt in zip(algorithm.inputs, shapes, dtypes, strict=True):
+        trailing = info.shape
+        k = len(trailing)
+        if len(shape) < k or tuple(shape[len(shape) - k :]) != trailing:
+            raise ValueError(f"{info.name} must have shape {_expected(trailing)}; got {format_shape(shape)}")
+        if dt not in _FLOAT_DTYPES:
+            raise ValueError(f"{info.name} must have dtype float32 or float64; got {dt}")
+        lead = tuple(shape[: len(shape) - k])
+        if batch is None or dtype is None:
+            batch, dtype = lead, dt
+            continue
+        if dt != dtype:
+            raise ValueError(
+                f"{info.name} must have the same dtype as {first} ({dtype}); got {dt}"
+            )
+        if lead != batch:
+            raise ValueError(
+                f"{info.name} must have shape {format_shape(batch + trailing)} to match the batch "
+                f"shape {format_shape(batch)} of {first}; got {format_shape(shape)}"
+            )
+    assert batch is not None and dtype is not None
+    return batch, dtype
+
+
+def parse_gravity(gravity: Any) -> tuple[float, float, float]:
+    """Turns a gravity argument into three finite Python floats.
+
+    Raises:
+      ValueError: not three finite numbers.
+      TypeError: not concrete (a tracer) or not numeric.
+    """
+    try:
+        g = np.asarray(gravity, dtype=np.float64)
+    except TypeError as exc:
+        raise TypeError(
+            f"gravity must be three concrete numbers (it is baked into the kernel call); got {gravity!r}"
+        ) from exc
+    if g.shape != (3,):
+        raise ValueError(f"gravity must have shape (3,); got {format_shape(g.shape)}")
+    values = (float(g[0]), float(g[1]), float(g[2]))
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError(f"gravity must be finite; got {values}")
+    return values
+
+
+def _readonly(a: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    a.setflags(write=False)
+    return a
+
+
+class RobotBase:
+    """Robot properties shared by :class:`grid_rbd.RobotHandle` and :class:`grid_rbd.jax.JaxRobotHandle`.
+
+    Instances are immutable; attribute assignment raises ``AttributeError``.
+    """
+
+    __slots__ = ("_robot", "_gravity")
+
+    _robot: LoadedRobot
+    _gravity: tuple[float, float, float]
+
+    def __init__(
+        self,
+        robot: str | os.PathLike[str],
+        *,
+        gravity: Sequence[float] | npt.ArrayLike = DEFAULT_GRAVITY,
+    ) -> None:
+        object.__setattr__(self, "_gravity", parse_gravity(gravity))
+        object.__setattr__(self, "_robot", load_robot(find_robot(robot)))
+        self._setup()
+
+    @classmethod
+    def _from_loaded(cls, robot: LoadedRobot, gravity: tuple[float, float, float]) -> Self:
+        new = object.__new__(cls)
+        object.__setattr__(new, "_robot", robot)
+        object.__setattr__(new, "_gravity", gravity)
+        new._setup()
+        return new
+
+    def _setup(self) -> None:
+        """Hook for subclasses: initialises derived slots after ``_robot`` and ``_gravity`` are set."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; use with_gravity() for another gravity")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}({self.name!r}, nq={self.nq}, nv={self.nv}, "
+            f"floating_base={self.floating_base}, gravity={self._gravity})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, RobotBase)
+        return self._robot.build_dir == other._robot.build_dir and self._gravity == other._gravity
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._robot.build_dir, self._gravity))
+
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), os.fspath(self._robot.build_dir), self._gravity))
+
+    def _with(self, gravity: tuple[float, float, float]) -> Self:
+        return type(self)._from_loaded(self._robot, gravity)
+
+    # Properties -------------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The robot's name: the name of its build directory (``"iiwa"`` for ``build/iiwa``)."""
+        return self._robot.name
+
+    @property
+    def model_name(self) -> str:
+        """The robot name from the URDF's ``<robot name=...>`` (``"iiwa14"`` for the iiwa)."""
+        return self._robot.metadata.robot
+
+    @property
+    def build_dir(self) -> Path:
+        """The build directory the kernels were loaded from."""
+        return self._robot.build_dir
+
+    @property
+    def nq(self) -> int:
+        """Number of configuration coordinates (a free-flyer base contributes 7: ``x y z qx qy qz qw``)."""
+        return self._robot.metadata.nq
+
+    @property
+    def nv(self) -> int:
+        """Number of velocity coordinates (a free-flyer base contributes 6: ``v_lin; omega``)."""
+        return self._robot.metadata.nv
+
+    @property
+    def n_frames(self) -> int:
+        """Number of frames: every URDF link, links attached by fixed joints included."""
+        return len(self._robot.metadata.frames)
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """Names of the movable joints in kinematic order (a free-flyer base's joint first)."""
+        return tuple(j.name for j in self._robot.metadata.joints)
+
+    @property
+    def frame_names(self) -> tuple[str, ...]:
+        """Names of the frames in the order of :meth:`frame_poses`'s frame axis."""
+        return tuple(f.name for f in self._robot.metadata.frames)
+
+    @property
+    def floating_base(self) -> bool:
+        """Whether the base is a free flyer."""
+        return self._robot.metadata.floating_base
+
+    @property
+    def gravity(self) -> tuple[float, float, float]:
+        """The gravity vector in world coordinates (m/s²) passed to every gravity-dependent kernel."""
+        return self._gravity
+
+    @property
+    def position_limits(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Lower and upper configuration bounds, float64 arrays of length ``nq`` (read-only).
+
+        ``-inf``/``inf`` where a coordinate is unbounded: continuous joints and every free-flyer coordinate.
+        """
+        lower, upper = self._robot.metadata.position_limits()
+        return _readonly(lower), _readonly(upper)
+
+    @property
+    def velocity_limits(self) -> npt.NDArray[np.float64]:
+        """Velocity bounds from the URDF, a float64 array of length ``nv`` (read-only); ``inf`` where unknown."""
+        return _readonly(self._robot.metadata.velocity_limits())
+
+    @property
+    def effort_limits(self) -> npt.NDArray[np.float64]:
+        """Effort bounds from the URDF, a float64 array of length ``nv`` (read-only); ``inf`` where unknown."""
+        return _readonly(self._robot.metadata.effort_limits())
+
+    @property
+    def has_cuda(self) -> bool:
+        """Whether CUDA kernels were registered (the build has ``libgrid_rbd_cuda.so`` and it loaded)."""
+        return self._robot.cuda
+
+    def frame_index(self, frame: str | int) -> int:
+        """Resolves a frame name or index to a non-negative frame index.
+
+        Args:
+          frame: a name from :attr:`frame_names`, or an integer index; negative indices count from the end
+            as in Python sequences.
+
+        Returns:
+          The index in ``range(n_frames)``.
+
+        Raises:
+          ValueError: unknown name, or index out of range.
+          TypeError: neither a string nor an integer (for example a traced value: the frame must be static).
+        """
+        names = self.frame_names
+        n = len(names)
+        if isinstance(frame, str):
+            try:
+                return names.index(frame)
+            except ValueError:
+                shown = ", ".join(repr(s) for s in names[:5]) + (", ..." if n > 5 else "")
+                raise ValueError(
+                    f"unknown frame {frame!r} for robot {self.name!r}; valid names include {shown} "
+                    f"({n} frames, see frame_names)"
+                ) from None
+        if isinstance(frame, (bool, np.bool_)):
+            raise TypeError(f"frame must be a frame name or an integer index; got {frame!r}")
+        try:
+            index = operator.index(frame)
+        except TypeError:
+            raise TypeError(
+                "frame must be a static frame name (str) or integer index; "
+                f"got {type(frame).__name__} (a traced value cannot select a frame)"
+            ) from None
+        if not -n <= index < n:
+            raise ValueError(f"frame index {index} is out of range for {n} frames of robot {self.name!r}")
+        return index % n
+
+
+def _rebuild(cls: type[RobotBase], build_dir: str, gravity: tuple[float, float, float]) -> RobotBase:
+    return cls(Path(build_dir), gravity=gravity)

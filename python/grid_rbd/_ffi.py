@@ -1,0 +1,201 @@
+"""Loading a robot's kernel libraries and registering their XLA FFI handlers with JAX.
+
+Every build directory's ``libgrid_rbd_cpu.so`` exports one XLA FFI handler per algorithm,
+``grid_<algorithm>_cpu``; ``libgrid_rbd_cuda.so``, when present, exports ``grid_<algorithm>_cuda``. They are
+registered as the FFI targets ``grid_rbd.<robot>.<algorithm>`` for the platforms ``cpu`` and ``CUDA``, where
+``<robot>`` is the build directory's name (characters outside ``[A-Za-z0-9_]`` replaced by ``_``, and a
+numeric suffix added when two different directories share a name).
+
+Loading happens at most once per build directory and process, under a lock, so creating handles from
+several threads is safe and registering is idempotent. The libraries are opened with ``RTLD_LOCAL`` so that
+the identically named symbols of different robots never resolve into one another.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import re
+import threading
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import jax
+
+from ._artifacts import CPU_LIBRARY, CUDA_LIBRARY, METADATA, RobotNotBuiltError
+from ._metadata import RobotMetadata, load_metadata
+
+__all__ = ["LoadedRobot", "load_robot", "loaded_robots"]
+
+_log = logging.getLogger("grid_rbd")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LoadedRobot:
+    """A build directory whose handlers are registered with JAX.
+
+    Attributes:
+      build_dir: the resolved build directory.
+      name: the directory's name (the robot name used to look it up).
+      target_prefix: FFI target names are ``f"{target_prefix}.{algorithm}"``.
+      metadata: the parsed ``metadata.json``.
+      cuda: whether the CUDA handlers were registered.
+      cuda_error: why the CUDA handlers were not registered, if a CUDA library exists but failed to load or
+        register; ``None`` otherwise.
+    """
+
+    build_dir: Path
+    name: str
+    target_prefix: str
+    metadata: RobotMetadata
+    cuda: bool
+    cuda_error: str | None
+
+    def target(self, algorithm: str) -> str:
+        """The FFI target name of one algorithm."""
+        return f"{self.target_prefix}.{algorithm}"
+
+
+_lock = threading.Lock()
+_loaded: dict[Path, LoadedRobot] = {}
+_prefix_owner: dict[str, Path] = {}
+# Loaded libraries stay referenced for the life of the process: XLA keeps raw pointers into them.
+_libraries: list[ctypes.CDLL] = []
+
+
+def loaded_robots() -> tuple[LoadedRobot, ...]:
+    """The robots loaded so far in this process."""
+    with _lock:
+        return tuple(_loaded.values())
+
+
+def _open(path: Path) -> ctypes.CDLL:
+    return ctypes.CDLL(os.fspath(path), mode=os.RTLD_LOCAL | os.RTLD_NOW)
+
+
+def _symbols(lib: ctypes.CDLL, path: Path, algorithms: list[str], suffix: str) -> dict[str, object]:
+    found: dict[str, object] = {}
+    missing: list[str] = []
+    for algo in algorithms:
+        symbol = f"grid_{algo}_{suffix}"
+        try:
+            found[algo] = getattr(lib, symbol)
+        except AttributeError:
+            missing.append(symbol)
+    if missing:
+        raise LookupError(f"{path} does not export {', '.join(missing)}")
+    return found
+
+
+def _prefix_for(name: str, build_dir: Path) -> str:
+    token = re.sub(r"[^A-Za-z0-9_]", "_", name) or "robot"
+    prefix = f"grid_rbd.{token}"
+    n = 2
+    while prefix in _prefix_owner and _prefix_owner[prefix] != build_dir:
+        prefix = f"grid_rbd.{token}_{n}"
+        n += 1
+    return prefix
+
+
+def _capsule(fn: object) -> object:
+    return jax.ffi.pycapsule(fn)  # type: ignore[no-untyped-call,unused-ignore]
+
+
+def _gpu_backend_present() -> bool:
+    try:
+        return len(jax.devices("cuda")) > 0
+    except RuntimeError:
+        return False
+
+
+def load_robot(build_dir: Path) -> LoadedRobot:
+    """Loads a build directory's libraries and registers their handlers, once per directory.
+
+    Args:
+      build_dir: a directory holding ``metadata.json`` and ``libgrid_rbd_cpu.so`` (as returned by
+        :func:`grid_rbd._artifacts.find_robot`).
+
+    Returns:
+      The registration record, shared by every handle of this directory.
+
+    Raises:
+      RobotNotBuiltError: the CPU library does not export a handler for every algorithm in the metadata
+        (a stale build).
+      RuntimeError: XLA rejected a CPU handler, typically because the library was compiled against the
+        FFI headers of a newer jax than the one running.
+      OSError: a file cannot be read or the CPU library cannot be loaded.
+      grid_rbd._metadata.MetadataError: ``metadata.json`` is malformed.
+    """
+    key = build_dir.resolve()
+    with _lock:
+        cached = _loaded.get(key)
+        if cached is not None:
+            return cached
+        metadata = load_metadata(key / METADATA)
+        algorithms = list(metadata.algorithms)
+        cpu_path = key / CPU_LIBRARY
+        try:
+            cpu_lib = _open(cpu_path)
+        except OSError as exc:
+            raise OSError(f"cannot load {cpu_path}: {exc}") from exc
+        try:
+            cpu_handlers = _symbols(cpu_lib, cpu_path, algorithms, "cpu")
+        except LookupError as exc:
+            raise RobotNotBuiltError(
+                key.name,
+                f"{exc}: the build in {key} is stale or incomplete. Rebuild it with "
+                "`go tool mage build <path/to/robot.urdf> [-floating]`.",
+                (key,),
+            ) from exc
+        prefix = _prefix_for(key.name, key)
+        _prefix_owner[prefix] = key
+        # With the backends up, XLA checks each handler as it is registered and a bad one raises here;
+        # registered before, the check runs at backend start-up, and a failure there disables the whole
+        # backend for the process.
+        jax.devices()
+        try:
+            for algo, fn in cpu_handlers.items():
+                jax.ffi.register_ffi_target(f"{prefix}.{algo}", _capsule(fn), platform="cpu")
+        except Exception as exc:
+            raise RuntimeError(
+                f"cannot register the handlers of {cpu_path} with jax {jax.__version__}: {exc}\n"
+                "A handler API version newer than this jaxlib's means the library was compiled against the "
+                "XLA FFI headers of a newer jax; rebuild it against the headers of the oldest jax it must "
+                "run with (`go tool mage build` reads them from $GRID_FFI_INCLUDE or .venv's jax), or "
+                "upgrade jax."
+            ) from exc
+        _libraries.append(cpu_lib)
+
+        cuda = False
+        cuda_error: str | None = None
+        cuda_path = key / CUDA_LIBRARY
+        if cuda_path.is_file():
+            try:
+                cuda_lib = _open(cuda_path)
+                cuda_handlers = _symbols(cuda_lib, cuda_path, algorithms, "cuda")
+                for algo, fn in cuda_handlers.items():
+                    jax.ffi.register_ffi_target(f"{prefix}.{algo}", _capsule(fn), platform="CUDA")
+                _libraries.append(cuda_lib)
+                cuda = True
+            except Exception as exc:  # noqa: BLE001 - any failure leaves the CPU handlers usable
+                cuda_error = f"{type(exc).__name__}: {exc}"
+                _log.debug("grid_rbd: CUDA handlers of %s not registered: %s", key, cuda_error)
+                if _gpu_backend_present():
+                    warnings.warn(
+                        f"grid_rbd: {cuda_path} could not be registered ({cuda_error}); "
+                        "only the CPU kernels are available",
+                        RuntimeWarning,
+                        stacklevel=3,
+                    )
+        record = LoadedRobot(
+            build_dir=key,
+            name=key.name,
+            target_prefix=prefix,
+            metadata=metadata,
+            cuda=cuda,
+            cuda_error=cuda_error,
+        )
+        _loaded[key] = record
+        return record

@@ -1,0 +1,301 @@
+"""NumPy interface: the same dynamics as :mod:`grid_rbd.jax`, NumPy arrays in and out, run on the CPU.
+
+Example::
+
+    import numpy as np
+    import grid_rbd
+
+    robot = grid_rbd.RobotHandle("iiwa")
+    q = np.zeros(robot.nq)
+    tau = robot.gravity_forces(q)          # float64, shape (7,)
+
+64-bit precision: float64 inputs give float64 results even when JAX's global ``jax_enable_x64`` flag is
+off. Each call that sees float64 inputs runs inside the ``jax.enable_x64(True)`` context manager
+(``jax >= 0.8``), which changes the flag for the calling thread and for the duration of the call only; the
+global setting and other threads are unaffected. Float32 inputs run in float32 whatever the flag says.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import jax
+import numpy as np
+import numpy.typing as npt
+
+from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
+from .jax import JaxRobotHandle
+
+__all__ = ["RobotHandle"]
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
+@functools.cache
+def _cpu_device() -> jax.Device:
+    return jax.devices("cpu")[0]
+
+
+def _prepare(args: Sequence[npt.ArrayLike]) -> tuple[list[npt.NDArray[Any]], np.dtype[Any]]:
+    """Converts array-likes to NumPy arrays and picks the dtype to compute in.
+
+    Floating arrays (NumPy, JAX) are *typed*: their dtype decides. Inputs that are not arrays (lists,
+    tuples, Python numbers) and integer or boolean arrays are *untyped*: they take the typed arguments'
+    dtype, or float64 if every argument is untyped. Mismatched or unsupported typed dtypes are left for
+    :func:`check_inputs` to report.
+    """
+    arrays: list[npt.NDArray[Any]] = []
+    typed: list[bool] = []
+    for x in args:
+        is_array = isinstance(x, (np.ndarray, np.generic, jax.Array))
+        a = np.asarray(x)
+        arrays.append(a)
+        typed.append(is_array and a.dtype.kind not in "biu")
+    typed_dtypes = [a.dtype for a, t in zip(arrays, typed, strict=True) if t]
+    dtype = typed_dtypes[0] if typed_dtypes else _F64
+    if dtype not in (_F32, _F64):
+        dtype = _F64
+    out = [
+        a if t or a.dtype.kind not in "biuf" else a.astype(dtype)
+        for a, t in zip(arrays, typed, strict=True)
+    ]
+    return out, dtype
+
+
+class RobotHandle(RobotBase):
+    """A generated robot's dynamics on NumPy arrays, computed by the CPU kernels.
+
+    Args:
+      robot: the robot's name, looked up in ``GRID_RBD_PATH``, the installed package and ``./build``
+        (see :func:`grid_rbd.available_robots`), or a path to its build directory.
+      gravity: the gravity vector in world coordinates (m/s²) used by every gravity-dependent method.
+
+    Raises:
+      grid_rbd.RobotNotBuiltError: no build of the robot was found.
+      ValueError: ``gravity`` is not three finite numbers.
+
+    Methods mirror :class:`grid_rbd.jax.JaxRobotHandle` and take any array-likes with any number of
+    identical leading batch dimensions. They return new, writable NumPy arrays: float32 for float32
+    inputs, float64 for float64 inputs (whatever ``jax_enable_x64`` says globally, see the module
+    documentation). Lists, Python numbers and integer arrays take the dtype of the floating-point array
+    arguments, or float64 when there are none. Arguments are validated before any kernel runs, with the
+    same ``ValueError`` messages as the JAX handle. Calls run on the CPU device even when JAX's default
+    backend is a GPU.
+
+    Handles are immutable and hashable; each keeps a cache of compiled functions, one per method and
+    input shape and dtype.
+    """
+
+    __slots__ = ("_jax", "_compiled", "_compiled_lock")
+
+    _jax: JaxRobotHandle
+    _compiled: dict[tuple[Any, ...], Callable[..., Any]]
+    _compiled_lock: threading.Lock
+
+    def __init__(
+        self,
+        robot: str | os.PathLike[str],
+        *,
+        gravity: Sequence[float] | npt.ArrayLike = DEFAULT_GRAVITY,
+    ) -> None:
+        super().__init__(robot, gravity=gravity)
+
+    def _setup(self) -> None:
+        object.__setattr__(self, "_jax", JaxRobotHandle._from_loaded(self._robot, self._gravity))
+        object.__setattr__(self, "_compiled", {})
+        object.__setattr__(self, "_compiled_lock", threading.Lock())
+
+    def with_gravity(self, gravity: Sequence[float] | npt.ArrayLike) -> RobotHandle:
+        """Returns a handle of the same robot with another gravity vector.
+
+        Args:
+          gravity: three finite numbers, world coordinates, m/s².
+        """
+        return self._with(parse_gravity(gravity))
+
+    @property
+    def jax_handle(self) -> JaxRobotHandle:
+        """The :class:`~grid_rbd.jax.JaxRobotHandle` of the same robot and gravity."""
+        return self._jax
+
+    # Kernel call ----------------------------------------------------------------------------------
+
+    def _compiled_fn(self, name: str, static: tuple[tuple[str, Any], ...]) -> Callable[..., Any]:
+        key = (name, static)
+        fn = self._compiled.get(key)
+        if fn is None:
+            with self._compiled_lock:
+                fn = self._compiled.get(key)
+                if fn is None:
+                    fn = jax.jit(functools.partial(getattr(self._jax, name), **dict(static)))
+                    self._compiled[key] = fn
+        return fn
+
+    def _run(
+        self,
+        name: str,
+        algorithm: str,
+        args: Sequence[npt.ArrayLike],
+        /,
+        **static: Any,
+    ) -> tuple[npt.NDArray[Any], ...]:
+        arrays, dtype = _prepare(args)
+        info = self._robot.metadata.algorithms[algorithm]
+        check_inputs(info, [a.shape for a in arrays], [a.dtype for a in arrays])
+        fn = self._compiled_fn(name, tuple(sorted(static.items())))
+        with jax.enable_x64(True) if dtype == _F64 else contextlib.nullcontext(), jax.default_device(_cpu_device()):
+            result = fn(*arrays)
+            leaves = result if isinstance(result, tuple) else (result,)
+            out = tuple(np.array(leaf) for leaf in leaves)
+        for o in out:
+            if o.dtype != dtype:
+                raise RuntimeError(f"internal error: {name} returned {o.dtype} for {dtype} inputs")
+        return out
+
+    # Dynamics -------------------------------------------------------------------------------------
+
+    def inverse_dynamics(self, q: npt.ArrayLike, qd: npt.ArrayLike, qdd: npt.ArrayLike) -> npt.NDArray[Any]:
+        """Inverse dynamics (RNEA): ``tau = M(q) qdd + C(q, qd) qd + g(q)``.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+          qdd: acceleration, shape ``(..., NV)``.
+
+        Returns:
+          Joint efforts ``tau``, shape ``(..., NV)``.
+        """
+        return self._run("inverse_dynamics", "inverse_dynamics", (q, qd, qdd))[0]
+
+    def bias_forces(self, q: npt.ArrayLike, qd: npt.ArrayLike) -> npt.NDArray[Any]:
+        """Bias forces: ``C(q, qd) qd + g(q)`` (inverse dynamics at zero acceleration).
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+
+        Returns:
+          Efforts, shape ``(..., NV)``.
+        """
+        return self._run("bias_forces", "bias_forces", (q, qd))[0]
+
+    def gravity_forces(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
+        """Generalised gravity ``g(q)`` (inverse dynamics at zero velocity and acceleration).
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+
+        Returns:
+          Efforts, shape ``(..., NV)``.
+        """
+        return self._run("gravity_forces", "gravity_forces", (q,))[0]
+
+    def mass_matrix(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
+        """Joint-space mass matrix ``M(q)`` (CRBA).
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+
+        Returns:
+          The symmetric positive-definite mass matrix, shape ``(..., NV, NV)``.
+        """
+        return self._run("mass_matrix", "mass_matrix", (q,))[0]
+
+    def minv(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
+        """Inverse mass matrix ``M(q)⁻¹``, computed analytically (no factorisation of ``M``).
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+
+        Returns:
+          ``M⁻¹``, shape ``(..., NV, NV)``.
+        """
+        return self._run("minv", "minv", (q,))[0]
+
+    def forward_dynamics(
+        self,
+        q: npt.ArrayLike,
+        qd: npt.ArrayLike,
+        tau: npt.ArrayLike,
+        *,
+        method: Literal["aba", "minv"] = "aba",
+    ) -> npt.NDArray[Any]:
+        """Forward dynamics: ``qdd = M(q)⁻¹ (tau - C(q, qd) qd - g(q))``.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+          tau: joint efforts, shape ``(..., NV)``.
+          method: ``"aba"`` (default) runs the articulated-body algorithm; ``"minv"`` multiplies the
+            analytical ``M⁻¹`` with the effort minus the bias forces.
+
+        Returns:
+          Accelerations ``qdd``, shape ``(..., NV)``.
+
+        Raises:
+          ValueError: unknown ``method``.
+        """
+        if method == "aba":
+            algorithm = "aba"
+        elif method == "minv":
+            algorithm = "forward_dynamics"
+        else:
+            raise ValueError(f"method must be 'aba' or 'minv'; got {method!r}")
+        return self._run("forward_dynamics", algorithm, (q, qd, tau), method=method)[0]
+
+    # Kinematics -----------------------------------------------------------------------------------
+
+    def frame_poses(self, q: npt.ArrayLike) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+        """World poses of every frame (every URDF link, fixed-joint links included).
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+
+        Returns:
+          A tuple ``(pos, rot, quat)``: frame origins ``(..., NF, 3)``, rotation matrices ``(..., NF, 3, 3)``
+          whose columns are the frame axes in world coordinates, and unit quaternions ``(..., NF, 4)``
+          ordered ``(x, y, z, w)`` with ``w >= 0``. The frame axis follows :attr:`frame_names`.
+        """
+        pos, rot, quat = self._run("frame_poses", "frame_poses", (q,))
+        return pos, rot, quat
+
+    def end_effector_pose(
+        self, q: npt.ArrayLike, frame: str | int
+    ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+        """World pose of one frame.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          frame: a frame name from :attr:`frame_names` or an index (negative counts from the end).
+
+        Returns:
+          A tuple ``(pos, rot, quat)`` of shapes ``(..., 3)``, ``(..., 3, 3)`` and ``(..., 4)`` (``x, y, z, w``).
+
+        Raises:
+          ValueError: unknown frame name or index out of range.
+        """
+        index = self.frame_index(frame)
+        pos, rot, quat = self._run("end_effector_pose", "frame_poses", (q,), frame=index)
+        return pos, rot, quat
+
+    def frame_jacobian(self, q: npt.ArrayLike, frame: str | int) -> npt.NDArray[Any]:
+        """World-aligned Jacobian of one frame, rows ``[omega; v]`` in world coordinates.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          frame: a frame name from :attr:`frame_names` or an index (negative counts from the end).
+
+        Returns:
+          The Jacobian, shape ``(..., 6, NV)``.
+
+        Raises:
+          ValueError: unknown frame name or index out of range.
+        """
+        index = self.frame_index(frame)
+        return self._run("frame_jacobian", "frame_jacobian", (q,), frame=index)[0]
