@@ -33,10 +33,29 @@ func Model(urdfPath string, floating, strictInertia *bool) error {
 	return r.WriteSummary(os.Stdout)
 }
 
-// Demo is the main job: it prints a robot's summary and rolls out its float64 reference forward dynamics
-// with zero effort from a fixed initial velocity, reporting energy conservation. Flags: -urdf=PATH (default: the
-// bundled iiwa), -floating, -seconds=T (default 1).
-func Demo(urdfPath *string, floating *bool, seconds *float64) error {
+// Demo is the main job: it builds the bundled iiwa's kernels and runs batched, jitted and vmapped
+// forward-dynamics rollouts with JAX (python -m grid_rbd.demo), printing progress and a summary and saving
+// grid_rbd_demo.png. Flags: -batch=N (default 4096), -steps=N (default 1000).
+func Demo(batch, steps *int) error {
+	mg.Deps(Venv)
+	out := filepath.Join("build", "iiwa")
+	if err := Build(bundledRobot, nil, &out, nil); err != nil {
+		return err
+	}
+	args := []string{"-m", "grid_rbd.demo", "--robot", out}
+	if batch != nil {
+		args = append(args, fmt.Sprintf("--batch=%d", *batch))
+	}
+	if steps != nil {
+		args = append(args, fmt.Sprintf("--steps=%d", *steps))
+	}
+	return sh.RunWithV(map[string]string{"PYTHONPATH": "python"}, venvPython(), args...)
+}
+
+// RefDemo prints a robot's summary and rolls out its float64 reference forward dynamics (Go, no kernels)
+// with zero effort from a fixed initial velocity, reporting energy conservation. Flags: -urdf=PATH
+// (default: the bundled iiwa), -floating, -seconds=T (default 1).
+func RefDemo(urdfPath *string, floating *bool, seconds *float64) error {
 	path := bundledRobot
 	if urdfPath != nil {
 		path = *urdfPath
