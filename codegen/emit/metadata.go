@@ -87,9 +87,12 @@ func metadata(r *model.Robot, entries []*entry) ([]byte, error) {
 	for _, j := range r.Joints {
 		ji := JointInfo{Name: j.Name, Type: j.Type.String(), Parent: j.Parent, QIndex: j.Q, VIndex: j.V,
 			NQ: j.Type.NQ(), NV: j.Type.NV()}
-		if j.Limits.Bounded {
-			l := j.Limits
-			ji.Lower, ji.Upper, ji.Effort, ji.Velocity = &l.Lower, &l.Upper, &l.Effort, &l.Velocity
+		l := j.Limits
+		if l.Bounded {
+			ji.Lower, ji.Upper = &l.Lower, &l.Upper
+		}
+		if l.Rated {
+			ji.Effort, ji.Velocity = &l.Effort, &l.Velocity
 		}
 		if j.Mimic != nil {
 			ji.Mimic = j.Mimic.Joint

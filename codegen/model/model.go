@@ -46,11 +46,13 @@ func (t JointType) NV() int {
 // FreeFlyerName is the name of a free-flyer base added on request (Pinocchio's name for it).
 const FreeFlyerName = "root_joint"
 
-// Limits holds a joint's URDF limits; Bounded is false for continuous and free-flyer joints and for
-// URDF joints without a <limit>.
+// Limits holds a joint's URDF limits. Bounded says Lower and Upper hold position limits (false for
+// continuous and free-flyer joints and joints without a <limit>); Rated says Effort and Velocity hold the
+// URDF's effort and velocity limits (any joint with a <limit>).
 type Limits struct {
-	Bounded                        bool
-	Lower, Upper, Effort, Velocity float64
+	Bounded, Rated   bool
+	Lower, Upper     float64
+	Effort, Velocity float64
 }
 
 // Joint is a movable joint and the rigid body it carries.
@@ -178,9 +180,12 @@ func (b *builder) addLink(name string, joint int, placement spatial.Transform) {
 		case urdf.Floating:
 			mj.Type, mj.Axis = FreeFlyer, spatial.Vec3{}
 		}
-		if j.Limit != nil && (mj.Type == Revolute || mj.Type == Prismatic) {
-			mj.Limits = Limits{Bounded: true, Lower: j.Limit.Lower, Upper: j.Limit.Upper,
-				Effort: j.Limit.Effort, Velocity: j.Limit.Velocity}
+		if j.Limit != nil {
+			// Continuous joints keep their effort and velocity limits; only their position is unbounded.
+			mj.Limits = Limits{Rated: true, Effort: j.Limit.Effort, Velocity: j.Limit.Velocity}
+			if mj.Type == Revolute || mj.Type == Prismatic {
+				mj.Limits.Bounded, mj.Limits.Lower, mj.Limits.Upper = true, j.Limit.Lower, j.Limit.Upper
+			}
 		}
 		if j.Dynamics != nil {
 			mj.Damping = j.Dynamics.Damping

@@ -68,7 +68,9 @@ def check_inputs(
         if len(shape) < k or tuple(shape[len(shape) - k :]) != trailing:
             raise ValueError(f"{info.name} must have shape {_expected(trailing)}; got {format_shape(shape)}")
         if dt not in _FLOAT_DTYPES:
-            raise ValueError(f"{info.name} must have dtype float32 or float64; got {dt}")
+            raise ValueError(
+                f"{info.name} must be a float32 or float64 array of shape {_expected(trailing)}; got dtype {dt}"
+            )
         lead = tuple(shape[: len(shape) - k])
         if batch is None or dtype is None:
             batch, dtype = lead, dt

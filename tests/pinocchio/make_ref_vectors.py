@@ -2,8 +2,8 @@
 """Reference dynamics vectors computed with Pinocchio.
 
 Writes one JSON file per robot to ``codegen/ref/testdata/pinocchio/<name>.json``.
-The Go tests of codegen/ref compare the reference dynamics against these files; this script is
-the only place Pinocchio is needed.
+The Go tests of codegen/ref compare the reference dynamics against these files, so they need no
+Pinocchio themselves.
 
 Usage (from the repository root)::
 
@@ -13,60 +13,11 @@ Usage (from the repository root)::
 Mapping between our conventions and Pinocchio's
 ===============================================
 
-Joint order
-    Ours: depth-first pre-order traversal from the URDF root link over ALL joints
-    (fixed ones included); the child joints of a link are visited sorted by joint
-    name; the movable joints (revolute, continuous, prismatic, floating) are kept
-    in the order they are visited. Fixed joints only decide where their subtree is
-    visited (a fixed joint named ``a_mount`` is visited, with everything below
-    it, before a sibling ``b_leg_hip``).
-    Pinocchio's URDF parser visits the tree the same way, so ``model.names[1:]``
-    (index 0 is Pinocchio's "universe") must equal our order. The script computes
-    our order independently from the URDF XML (``xml.etree`` plus an explicit
-    DFS) and stops with an error when the two differ. The order is stored as
-    ``joint_names``; when a free-flyer is added to a fixed-base URDF, Pinocchio
-    names it ``root_joint`` and it comes first.
-
-Free-flyer (URDF ``floating`` joint, or the free-flyer added to the root link)
-    q = [x y z qx qy qz qw]: the translation followed by a unit quaternion with the
-    scalar last, both giving the pose of the child link relative to the joint's
-    parent frame (for a URDF floating joint that frame is the parent link frame
-    moved by the joint's <origin>). Velocity, acceleration and effort are
-    [v_lin; omega] (resp. [f; n]) expressed in the child (base) frame. All of
-    this is identical to Pinocchio's JointModelFreeFlyer, so the 7 position and 6
-    velocity values are copied unchanged.
-
-Continuous joints
-    Our q holds ONE angle per continuous joint (nq == nv for it). Pinocchio's
-    unbounded revolute joints hold (cos θ, sin θ) (nq = 2, nv = 1). Hence our nq
-    is ``model.nv + (number of free-flyers)`` and differs from ``model.nq``.
-    Our q is converted to Pinocchio's joint by joint: walking the joints in
-    order with a running offset into our q, joint ``j`` writes
-    ``qpin[j.idx_q : j.idx_q + j.nq]``:
-      * free-flyer (nq 7, nv 6): copy our 7 values;
-      * continuous (nq 2, nv 1): write (cos θ, sin θ) from our single angle θ;
-      * revolute or prismatic (nq 1, nv 1): copy our single value.
-    Velocities, accelerations and efforts have the same layout in both
-    (``j.idx_v`` equals our running velocity offset) and are passed unchanged.
-
-Mimic joints
-    Treated as independent joints (Pinocchio's default, ``mimic=False``).
-
-Gravity
-    [0, 0, -9.81] in world coordinates (Pinocchio's default).
-
-Axes
-    Joint axes are normalised (Pinocchio does so when parsing the URDF; e.g.
-    branchy's prismatic axis (1 1 0) moves along (1 1 0)/sqrt(2) per unit of q).
-
-Fixed joints and the root link
-    Fixed joints are not joints of the model: the inertia of a link on a fixed
-    joint is merged into the body of its nearest movable ancestor (Pinocchio
-    does the same), and the link keeps a frame. A massless URDF root link such as
-    branchy's ``world`` is the fixed world: Pinocchio attaches its BODY frame to
-    "universe", so its pose is always the identity, and the joint leaving it
-    (branchy's ``floating`` joint ``float_base``) is the first joint of the
-    model, with its <origin> as the joint placement.
+Joint order, free-flyer, continuous joints as one angle against Pinocchio's (cos, sin), mimic
+joints, gravity, axes, fixed joints, frames and frame Jacobians: see ``conventions.py`` beside this
+script, the one module that maps our conventions to Pinocchio's (the pytest suite in
+``tests/python`` uses it too). This script uses its URDF joint order (``urdf_joint_order``,
+checked against ``model.names[1:]``), ``to_pin_q``, ``sample_q`` and ``symmetrize_upper``.
 
 File contents
 =============
@@ -129,42 +80,42 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED_ROBOTS = REPO_ROOT.parent / "shared" / "robots"
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import conventions  # noqa: E402
+from conventions import (  # noqa: E402,F401  (re-exported for tests/pinocchio/test_ref_vectors.py)
+    GRAVITY as _GRAVITY,
+    KNOWN_TYPES,
+    MOVABLE_TYPES,
+    REPO_ROOT,
+    SHARED_ROBOTS,
+    Robot,
+    body_frames,
+    build_model,
+    check_joint_order,
+    expected_joint_names,
+    joint_kind,
+    our_nq,
+    sample_q,
+    symmetrize_upper,
+    to_pin_q,
+    urdf_joint_order,
+    urdf_link_names,
+)
+
 OUT_DIR = REPO_ROOT / "codegen" / "ref" / "testdata" / "pinocchio"
 
-GRAVITY = [0.0, 0.0, -9.81]
+GRAVITY = list(_GRAVITY)
 NUM_CASES = 3
 CHECK_RTOL = 1e-10
 SANITY_RTOL = 1e-8
-
-MOVABLE_TYPES = {"revolute", "continuous", "prismatic", "floating"}
-KNOWN_TYPES = MOVABLE_TYPES | {"fixed"}
-
-
-@dataclass(frozen=True)
-class Robot:
-    name: str
-    urdf: str  # "shared:<file>" or "repo:<path relative to the repository root>"
-    free_flyer: bool  # add Pinocchio's free-flyer above the URDF root link
-    seed: int
-
-    def path(self) -> Path:
-        kind, rel = self.urdf.split(":", 1)
-        if kind == "shared":
-            return SHARED_ROBOTS / rel
-        if kind == "repo":
-            return REPO_ROOT / rel
-        raise ValueError(f"{self.name}: bad urdf reference {self.urdf!r}")
 
 
 ROBOTS = [
@@ -176,137 +127,6 @@ ROBOTS = [
     Robot("branchy", "repo:testdata/robots/branchy.urdf", False, 1006),
 ]
 ROBOTS_BY_NAME = {r.name: r for r in ROBOTS}
-
-
-# ---------------------------------------------------------------------------
-# URDF parsing (independent of Pinocchio)
-
-
-def urdf_joint_order(urdf_path: Path) -> list[str]:
-    """Movable joints in our order: DFS from the root over all joints, siblings by name."""
-    robot = ET.parse(urdf_path).getroot()
-    links = [l.get("name") for l in robot.findall("link")]
-    children: dict[str, list[tuple[str, str, str]]] = {l: [] for l in links}
-    child_links = set()
-    for j in robot.findall("joint"):
-        name, jtype = j.get("name"), j.get("type")
-        if jtype not in KNOWN_TYPES:
-            raise ValueError(f"{urdf_path.name}: joint {name!r} has unsupported type {jtype!r}")
-        parent = j.find("parent").get("link")
-        child = j.find("child").get("link")
-        if parent not in children or child not in children:
-            raise ValueError(f"{urdf_path.name}: joint {name!r} refers to an unknown link")
-        if child in child_links:
-            raise ValueError(f"{urdf_path.name}: link {child!r} has two parent joints")
-        child_links.add(child)
-        children[parent].append((name, jtype, child))
-    roots = [l for l in links if l not in child_links]
-    if len(roots) != 1:
-        raise ValueError(f"{urdf_path.name}: expected one root link, found {roots}")
-
-    order: list[str] = []
-    stack = [roots[0]]  # explicit stack; push children in reverse so the smallest name pops first
-    while stack:
-        item = stack.pop()
-        if isinstance(item, tuple):
-            name, jtype, child = item
-            if jtype in MOVABLE_TYPES:
-                order.append(name)
-            stack.append(child)
-        else:
-            for joint in sorted(children[item], key=lambda t: t[0], reverse=True):
-                stack.append(joint)
-    return order
-
-
-def urdf_link_names(urdf_path: Path) -> list[str]:
-    return [l.get("name") for l in ET.parse(urdf_path).getroot().findall("link")]
-
-
-# ---------------------------------------------------------------------------
-# Model and convention mapping
-
-
-def build_model(robot: Robot) -> pin.Model:
-    path = str(robot.path())
-    if robot.free_flyer:
-        return pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer(), mimic=False)
-    return pin.buildModelFromUrdf(path, mimic=False)
-
-
-def joint_kind(j) -> str:
-    if j.nq == 7 and j.nv == 6:
-        return "free_flyer"
-    if j.nq == 2 and j.nv == 1:
-        return "continuous"
-    if j.nq == 1 and j.nv == 1:
-        return "single"
-    raise ValueError(f"unsupported Pinocchio joint {j.shortname()} (nq={j.nq}, nv={j.nv})")
-
-
-def our_nq(model: pin.Model) -> int:
-    return sum(7 if joint_kind(j) == "free_flyer" else 1 for j in model.joints[1:])
-
-
-def expected_joint_names(robot: Robot) -> list[str]:
-    names = urdf_joint_order(robot.path())
-    return (["root_joint"] if robot.free_flyer else []) + names
-
-
-def check_joint_order(robot: Robot, model: pin.Model) -> list[str]:
-    ours = expected_joint_names(robot)
-    theirs = list(model.names)[1:]
-    if ours != theirs:
-        raise AssertionError(
-            f"{robot.name}: joint order differs from Pinocchio's\n"
-            f"  ours (DFS over all joints, siblings by name): {ours}\n"
-            f"  Pinocchio model.names[1:]:                    {theirs}"
-        )
-    return ours
-
-
-def to_pin_q(model: pin.Model, q_ours: np.ndarray) -> np.ndarray:
-    """Our q (one angle per continuous joint) -> Pinocchio's q."""
-    q_ours = np.asarray(q_ours, dtype=float)
-    if q_ours.shape != (our_nq(model),):
-        raise ValueError(f"q has shape {q_ours.shape}, expected ({our_nq(model)},)")
-    q = np.zeros(model.nq)
-    off = 0
-    for j in model.joints[1:]:
-        kind = joint_kind(j)
-        if kind == "free_flyer":
-            q[j.idx_q : j.idx_q + 7] = q_ours[off : off + 7]
-            off += 7
-        elif kind == "continuous":
-            q[j.idx_q] = math.cos(q_ours[off])
-            q[j.idx_q + 1] = math.sin(q_ours[off])
-            off += 1
-        else:
-            q[j.idx_q] = q_ours[off]
-            off += 1
-    return q
-
-
-def sample_q(model: pin.Model, rng: np.random.Generator) -> np.ndarray:
-    """A random configuration in our convention."""
-    out: list[float] = []
-    for j in model.joints[1:]:
-        kind = joint_kind(j)
-        if kind == "free_flyer":
-            pos = rng.uniform(-1.0, 1.0, 3)
-            quat = rng.standard_normal(4)
-            quat /= np.linalg.norm(quat)
-            out.extend(pos.tolist() + quat.tolist())
-        elif kind == "continuous":
-            out.append(float(rng.uniform(-math.pi, math.pi)))
-        else:
-            lo = float(model.lowerPositionLimit[j.idx_q])
-            hi = float(model.upperPositionLimit[j.idx_q])
-            if math.isfinite(lo) and math.isfinite(hi) and lo <= hi and hi - lo <= 2 * math.pi:
-                out.append(float(rng.uniform(lo, hi)))
-            else:
-                out.append(float(rng.uniform(-math.pi, math.pi)))
-    return np.array(out)
 
 
 def sample_inputs(robot: Robot, model: pin.Model) -> list[dict]:
@@ -359,10 +179,10 @@ def compute_outputs(
     pin.framesForwardKinematics(model, data, q)
     fr = {}
     for name, fid in frames:
-        oMf = data.oMf[fid]
+        position, rotation, _ = conventions.frame_pose(data, fid)
         fr[name] = {
-            "position": oMf.translation.tolist(),
-            "rotation": oMf.rotation.tolist(),
+            "position": position.tolist(),
+            "rotation": rotation.tolist(),
         }
     return {
         "rnea": rnea.tolist(),
