@@ -32,10 +32,11 @@ var cudaGencode = []string{
 
 // Build generates a robot's header and metadata (like Gen) and compiles its XLA FFI handler libraries into the
 // same folder: libgrid_rbd_cpu.so (handlers grid_<algo>_cpu) and, with -cuda, libgrid_rbd_cuda.so (handlers
-// grid_<algo>_cuda). Flags: -floating adds a free-flyer base; -out=DIR overrides build/<urdf stem>; -cuda
-// also builds the CUDA library. The XLA FFI headers come from $GRID_FFI_INCLUDE or the jax in .venv
-// (`go tool mage venv`); nvcc from $NVCC, PATH or .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX
-// or c++.
+// grid_<algo>_cuda; sm_80, sm_90 and PTX, or only $GRID_CUDA_ARCH such as sm_90). Flags: -floating adds a
+// free-flyer base; -out=DIR overrides build/<urdf stem>; -cuda also builds the CUDA library. The XLA FFI
+// headers come from $GRID_FFI_INCLUDE, the oldest supported jaxlib's (.venv/ffi-include) or the jax in
+// .venv (`go tool mage venv`); nvcc from $NVCC, PATH or .venv's nvidia-cuda-nvcc wheel; the C++ compiler is
+// $CXX or c++.
 func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
@@ -81,7 +82,12 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 	if withCUDA {
 		cudaArgs := []string{"-O2", "-std=c++17", "-shared", "-Xcompiler",
 			"-fPIC,-fvisibility=hidden,-fvisibility-inlines-hidden,-Wall,-Wextra", "--threads", "0"}
-		cudaArgs = append(cudaArgs, cudaGencode...)
+		if arch := os.Getenv("GRID_CUDA_ARCH"); arch != "" {
+			// One architecture only (e.g. sm_90): quicker builds for a known GPU.
+			cudaArgs = append(cudaArgs, "-arch="+arch)
+		} else {
+			cudaArgs = append(cudaArgs, cudaGencode...)
+		}
 		cudaArgs = append(cudaArgs, "-cudart", "static", define)
 		// The nvidia-cuda-nvcc wheel keeps the static runtime in ../lib, where nvcc does not look by itself.
 		if lib := filepath.Join(filepath.Dir(nvcc), "..", "lib"); fileExists(filepath.Join(lib, "libcudart_static.a")) {
