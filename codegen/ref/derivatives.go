@@ -6,50 +6,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// rneaPass holds the quantities of one RNEA evaluation that its derivatives are built from.
-type rneaPass struct {
-	xs    []spatial.Transform // parent-to-body transforms
-	vj    []spatial.Motion    // S·qd per joint
-	vel   []spatial.Motion    // body velocities
-	xap   []spatial.Motion    // X_i·a_parent, the parent's acceleration in body coordinates
-	force []spatial.Force     // body forces after the backward pass has added the children's
-}
-
-// newRNEAPass runs the RNEA recursion of RNEA and keeps its intermediate values.
-func newRNEAPass(r *model.Robot, q, qd, qdd []float64, withGravity bool) *rneaPass {
-	n := len(r.Joints)
-	p := &rneaPass{
-		xs:    jointTransforms(r, q),
-		vj:    make([]spatial.Motion, n),
-		vel:   make([]spatial.Motion, n),
-		xap:   make([]spatial.Motion, n),
-		force: make([]spatial.Force, n),
-	}
-	acc := make([]spatial.Motion, n)
-	var a0 spatial.Motion
-	if withGravity {
-		a0 = gravityMotion(r)
-	}
-	for i := range r.Joints {
-		j := &r.Joints[i]
-		p.vj[i] = jointVelocity(j, qd)
-		vp, ap := spatial.Motion{}, a0
-		if j.Parent >= 0 {
-			vp, ap = p.vel[j.Parent], acc[j.Parent]
-		}
-		p.vel[i] = p.xs[i].ApplyMotion(vp).Add(p.vj[i])
-		p.xap[i] = p.xs[i].ApplyMotion(ap)
-		acc[i] = p.xap[i].Add(jointVelocity(j, qdd)).Add(p.vel[i].CrossMotion(p.vj[i]))
-		p.force[i] = j.Inertia.MulMotion(acc[i]).Add(p.vel[i].CrossForce(j.Inertia.MulMotion(p.vel[i])))
-	}
-	for i := n - 1; i >= 0; i-- {
-		if pj := r.Joints[i].Parent; pj >= 0 {
-			p.force[pj] = p.force[pj].Add(p.xs[i].InvApplyForce(p.force[i]))
-		}
-	}
-	return p
-}
-
 // tangent returns the directional derivative of τ when either the configuration moves along the tangent
 // column s of joint k (wrtQ) or the velocity qd of that column grows at unit rate (!wrtQ).
 //

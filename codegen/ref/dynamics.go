@@ -22,41 +22,63 @@ func jointVelocity(j *model.Joint, v []float64) spatial.Motion {
 	return m
 }
 
-// RNEA returns the joint efforts τ = M(q)·qdd + C(q, qd)·qd + g(q) by the recursive Newton-Euler algorithm.
-// With withGravity false the gravity term is left out.
-func RNEA(r *model.Robot, q, qd, qdd []float64, withGravity bool) []float64 {
-	checkSizes(r, q, qd, qdd)
+// rneaPass holds the quantities of one RNEA evaluation that its derivatives are built from.
+type rneaPass struct {
+	xs    []spatial.Transform // parent-to-body transforms
+	vj    []spatial.Motion    // S·qd per joint
+	vel   []spatial.Motion    // body velocities
+	xap   []spatial.Motion    // X_i·a_parent, the parent's acceleration in body coordinates
+	force []spatial.Force     // body forces after the backward pass has added the children's
+}
+
+// newRNEAPass runs the RNEA recursion — forward sweep (v_i = X_i v_p + S_i qd_i, a_i = X_i a_p + S_i qdd_i +
+// v_i × S_i qd_i with a_0 = -g; joint subspaces are constant in body coordinates, so the bias acceleration
+// is v × S·qd) and backward sweep (f_p += X_iᵀ f_i) — and keeps its intermediate values for RNEA and its
+// derivatives.
+func newRNEAPass(r *model.Robot, q, qd, qdd []float64, withGravity bool) *rneaPass {
 	n := len(r.Joints)
-	xs := jointTransforms(r, q)
-	vel := make([]spatial.Motion, n)
+	p := &rneaPass{
+		xs:    jointTransforms(r, q),
+		vj:    make([]spatial.Motion, n),
+		vel:   make([]spatial.Motion, n),
+		xap:   make([]spatial.Motion, n),
+		force: make([]spatial.Force, n),
+	}
 	acc := make([]spatial.Motion, n)
-	f := make([]spatial.Force, n)
 	var a0 spatial.Motion
 	if withGravity {
 		a0 = gravityMotion(r)
 	}
 	for i := range r.Joints {
 		j := &r.Joints[i]
-		vj, aj := jointVelocity(j, qd), jointVelocity(j, qdd)
-		var vp, ap spatial.Motion
+		p.vj[i] = jointVelocity(j, qd)
+		vp, ap := spatial.Motion{}, a0
 		if j.Parent >= 0 {
-			vp, ap = vel[j.Parent], acc[j.Parent]
-		} else {
-			ap = a0
+			vp, ap = p.vel[j.Parent], acc[j.Parent]
 		}
-		vel[i] = xs[i].ApplyMotion(vp).Add(vj)
-		// Joint subspaces are constant in body coordinates, so the bias acceleration is v × S·qd.
-		acc[i] = xs[i].ApplyMotion(ap).Add(aj).Add(vel[i].CrossMotion(vj))
-		f[i] = j.Inertia.MulMotion(acc[i]).Add(vel[i].CrossForce(j.Inertia.MulMotion(vel[i])))
+		p.vel[i] = p.xs[i].ApplyMotion(vp).Add(p.vj[i])
+		p.xap[i] = p.xs[i].ApplyMotion(ap)
+		acc[i] = p.xap[i].Add(jointVelocity(j, qdd)).Add(p.vel[i].CrossMotion(p.vj[i]))
+		p.force[i] = j.Inertia.MulMotion(acc[i]).Add(p.vel[i].CrossForce(j.Inertia.MulMotion(p.vel[i])))
 	}
-	tau := make([]float64, r.NV)
 	for i := n - 1; i >= 0; i-- {
+		if pj := r.Joints[i].Parent; pj >= 0 {
+			p.force[pj] = p.force[pj].Add(p.xs[i].InvApplyForce(p.force[i]))
+		}
+	}
+	return p
+}
+
+// RNEA returns the joint efforts τ = M(q)·qdd + C(q, qd)·qd + g(q) by the recursive Newton-Euler algorithm.
+// With withGravity false the gravity term is left out.
+func RNEA(r *model.Robot, q, qd, qdd []float64, withGravity bool) []float64 {
+	checkSizes(r, q, qd, qdd)
+	p := newRNEAPass(r, q, qd, qdd, withGravity)
+	tau := make([]float64, r.NV)
+	for i := range r.Joints {
 		j := &r.Joints[i]
 		for c, s := range j.Subspace() {
-			tau[j.V+c] = s.Dot(f[i])
-		}
-		if j.Parent >= 0 {
-			f[j.Parent] = f[j.Parent].Add(xs[i].InvApplyForce(f[i]))
+			tau[j.V+c] = s.Dot(p.force[i])
 		}
 	}
 	return tau
