@@ -30,6 +30,10 @@ type pinocchioVectors struct {
 		CRBA            [][]float64 `json:"crba"`
 		Minv            [][]float64 `json:"minv"`
 		ABA             []float64   `json:"aba"`
+		RNEADq          [][]float64 `json:"rnea_dq"`
+		RNEADqd         [][]float64 `json:"rnea_dqd"`
+		ABADq           [][]float64 `json:"aba_dq"`
+		ABADqd          [][]float64 `json:"aba_dqd"`
 		Frames          map[string]struct {
 			Position []float64   `json:"position"`
 			Rotation [][]float64 `json:"rotation"`
@@ -57,6 +61,15 @@ func flatten(rows [][]float64) []float64 {
 	return out
 }
 
+func denseRows(m *mat.Dense) []float64 {
+	r, c := m.Dims()
+	out := make([]float64, 0, r*c)
+	for i := 0; i < r; i++ {
+		out = append(out, m.RawRowView(i)...)
+	}
+	return out
+}
+
 func symRows(m *mat.SymDense) []float64 {
 	n := m.SymmetricDim()
 	out := make([]float64, 0, n*n)
@@ -69,7 +82,8 @@ func symRows(m *mat.SymDense) []float64 {
 }
 
 // TestAgreesWithPinocchio compares every reference algorithm with Pinocchio's values to 1e-9 relative
-// to each output's largest magnitude.
+// to each output's largest magnitude, and the derivatives (RNEADerivatives with gravity, ABADerivatives)
+// to 1e-8 relative to each matrix's largest magnitude.
 func TestAgreesWithPinocchio(t *testing.T) {
 	files, err := filepath.Glob("testdata/pinocchio/*.json")
 	if err != nil || len(files) < 4 {
@@ -113,7 +127,34 @@ func TestAgreesWithPinocchio(t *testing.T) {
 					t.Errorf("case %d %s: relative error %.3g", k, what, e)
 				}
 			}
+			const derivTol = 1e-8
+			derivNames := []string{"rnea_dq", "rnea_dqd", "aba_dq", "aba_dqd"}
+			maxDeriv := make(map[string]float64)
+			checkMatrix := func(k int, what string, got *mat.Dense, want [][]float64) {
+				t.Helper()
+				if len(want) != r.NV {
+					t.Fatalf("case %d %s: %d rows in the file, want %d", k, what, len(want), r.NV)
+				}
+				for i, row := range want {
+					if len(row) != r.NV {
+						t.Fatalf("case %d %s: row %d has %d entries in the file, want %d", k, what, i, len(row), r.NV)
+					}
+				}
+				e := relErr(denseRows(got), flatten(want))
+				if e > maxDeriv[what] {
+					maxDeriv[what] = e
+				}
+				if e > derivTol {
+					t.Errorf("case %d %s: relative error %.3g > %g", k, what, e, derivTol)
+				}
+			}
 			for k, c := range v.Cases {
+				dq, dqd := RNEADerivatives(r, c.Q, c.QD, c.QDD, true)
+				checkMatrix(k, "rnea_dq", dq, c.RNEADq)
+				checkMatrix(k, "rnea_dqd", dqd, c.RNEADqd)
+				adq, adqd, _ := ABADerivatives(r, c.Q, c.QD, c.Tau)
+				checkMatrix(k, "aba_dq", adq, c.ABADq)
+				checkMatrix(k, "aba_dqd", adqd, c.ABADqd)
 				check(k, "rnea", RNEA(r, c.Q, c.QD, c.QDD, true), c.RNEA)
 				check(k, "crba", symRows(CRBA(r, c.Q)), flatten(c.CRBA))
 				inv, err := Minv(r, c.Q)
@@ -137,6 +178,9 @@ func TestAgreesWithPinocchio(t *testing.T) {
 					rot := p.Rotation
 					check(k, name+" rotation", append(append(rot[0][:], rot[1][:]...), rot[2][:]...), flatten(want.Rotation))
 				}
+			}
+			for _, what := range derivNames {
+				t.Logf("%s: max relative error over %d cases %.3g", what, len(v.Cases), maxDeriv[what])
 			}
 		})
 	}

@@ -85,6 +85,21 @@ Dynamics
     symmetrised from that triangle), ``pin.computeMinverse`` (same remark) and
     ``pin.aba`` (forward dynamics, gravity included) take and return velocity-
     space vectors in our layout; only q needs converting.
+
+Derivatives of the dynamics
+    ``pin.computeRNEADerivatives(q, qd, qdd)`` (``data.dtau_dq``, ``data.dtau_dv``,
+    gravity included) and ``pin.computeABADerivatives(q, qd, tau)``
+    (``data.ddq_dq``, ``data.ddq_dv``) are nv x nv matrices whose rows are
+    velocity-space outputs and whose columns are tangent directions: a column
+    of ``*_dq`` is the derivative along the displacement ``q ⊕ ε e_i``
+    (``pin.integrate``), not along the i-th entry of Pinocchio's q. For a
+    free-flyer that displacement is the body twist [v_lin; ω] in the base
+    frame (to first order the translation moves by R·v_lin and the rotation by
+    R·exp([ω]) either way), for a continuous joint it is the angle (one nv
+    coordinate, not cos and sin), for revolute and prismatic joints the
+    coordinate itself. These are also our derivatives' directions, so the
+    matrices are used as Pinocchio returns them: no mapping of rows or columns
+    (``derivatives_to_ours`` is the identity, kept as the place for one).
 """
 
 from __future__ import annotations
@@ -401,6 +416,34 @@ def dynamics(model, data, q_ours, qd, qdd, tau) -> dict[str, np.ndarray]:
         "minv": symmetrize_upper(pin.computeMinverse(model, data, q).copy()),
         "forward_dynamics": pin.aba(model, data, q, qd, tau).copy(),
     }
+
+
+def derivatives_to_ours(d_pin: np.ndarray) -> np.ndarray:
+    """A derivative of Pinocchio's (rows velocity space, columns tangent directions) -> ours.
+
+    Both layouts are the same (see "Derivatives of the dynamics" above), so this copies.
+    """
+    return np.array(d_pin, dtype=float, copy=True)
+
+
+def dynamics_derivatives(model, data, q_ours, qd, qdd, tau) -> dict[str, np.ndarray]:
+    """Pinocchio's derivatives of the dynamics at one state, in our conventions (nv x nv each).
+
+    rnea_dq, rnea_dqd: d rnea(q, qd, qdd) / d(q, qd), gravity included (computeRNEADerivatives);
+    aba_dq, aba_dqd: d aba(q, qd, tau) / d(q, qd) (computeABADerivatives).
+    """
+    pin = pinocchio()
+    q = to_pin_q(model, q_ours)
+    qd, qdd, tau = (np.asarray(x, dtype=float) for x in (qd, qdd, tau))
+    pin.computeRNEADerivatives(model, data, q, qd, qdd)
+    out = {
+        "rnea_dq": derivatives_to_ours(data.dtau_dq),
+        "rnea_dqd": derivatives_to_ours(data.dtau_dv),
+    }
+    pin.computeABADerivatives(model, data, q, qd, tau)
+    out["aba_dq"] = derivatives_to_ours(data.ddq_dq)
+    out["aba_dqd"] = derivatives_to_ours(data.ddq_dv)
+    return out
 
 
 def kinematics(model, data, frames: list[tuple[str, int]], q_ours) -> dict[str, np.ndarray]:

@@ -38,6 +38,15 @@ file of this repository), ``free_flyer_added``, ``pinocchio_version``,
     its inverse from ``pin.computeMinverse`` (same remark), as nv rows;
 ``aba``
     ``pin.aba(q, qd, tau)``: forward dynamics, gravity included;
+``rnea_dq``, ``rnea_dqd``
+    ``pin.computeRNEADerivatives(q, qd, qdd)``: ``data.dtau_dq`` and
+    ``data.dtau_dv`` (gravity included), nv rows each;
+``aba_dq``, ``aba_dqd``
+    ``pin.computeABADerivatives(q, qd, tau)``: ``data.ddq_dq`` and
+    ``data.ddq_dv``, nv rows each. Columns of all four are tangent directions
+    (free-flyer body twist, one angle per continuous joint), which is our
+    convention too: see "Derivatives of the dynamics" in ``conventions.py``
+    (``dynamics_derivatives``);
 ``frames``
     after ``pin.framesForwardKinematics(q)``, for every URDF link that has a
     Pinocchio BODY frame: ``position`` (3) and ``rotation`` (3 rows of the 3x3
@@ -176,6 +185,15 @@ def compute_outputs(
     err = float(np.max(np.abs(M @ Minv - np.eye(model.nv))))
     assert err <= SANITY_RTOL, f"{robot.name}: M @ Minv differs from I by {err:g}"
 
+    # derivatives; sanity: d aba / d(q, qd) = -Minv · d rnea / d(q, qd) at qdd = aba(q, qd, tau)
+    der = conventions.dynamics_derivatives(model, data, inputs["q"], qd, qdd, tau)
+    at_aba = conventions.dynamics_derivatives(model, data, inputs["q"], qd, aba, tau)
+    for a, r in (("aba_dq", "rnea_dq"), ("aba_dqd", "rnea_dqd")):
+        want = -Minv @ at_aba[r]
+        scale = max(1.0, float(np.max(np.abs(want))))
+        err = float(np.max(np.abs(der[a] - want)))
+        assert err <= SANITY_RTOL * scale, f"{robot.name}: {a} differs from -Minv·{r} by {err:g}"
+
     pin.framesForwardKinematics(model, data, q)
     fr = {}
     for name, fid in frames:
@@ -189,6 +207,7 @@ def compute_outputs(
         "crba": M.tolist(),
         "minv": Minv.tolist(),
         "aba": aba.tolist(),
+        **{k: der[k].tolist() for k in DERIVATIVE_FIELDS},
         "frames": fr,
     }
 
@@ -280,7 +299,8 @@ def _compare_array(where: str, want, got, errors: list[str]) -> None:
 
 
 INPUT_FIELDS = ("q", "qd", "qdd", "tau")
-OUTPUT_FIELDS = ("rnea", "crba", "minv", "aba")
+DERIVATIVE_FIELDS = ("rnea_dq", "rnea_dqd", "aba_dq", "aba_dqd")
+OUTPUT_FIELDS = ("rnea", "crba", "minv", "aba") + DERIVATIVE_FIELDS
 
 
 def check_robot(robot: Robot) -> list[str]:

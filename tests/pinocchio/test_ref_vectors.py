@@ -92,3 +92,23 @@ def test_check_names_robot_case_and_field(tmp_path, monkeypatch):
     errors = mrv.check_robot(iiwa)
     assert len(errors) == 1
     assert errors[0].startswith("iiwa: case 1: minv:")
+
+
+@pytest.mark.parametrize("robot", [r.name for r in mrv.ROBOTS])
+def test_derivatives_are_nv_by_nv(robot):
+    doc = json.loads(mrv.out_path(mrv.ROBOTS_BY_NAME[robot]).read_text())
+    nv = doc["nv"]
+    for case in doc["cases"]:
+        for field in mrv.DERIVATIVE_FIELDS:
+            assert np.asarray(case[field]).shape == (nv, nv), field
+
+
+def test_check_reports_changed_derivative(tmp_path, monkeypatch):
+    branchy = mrv.ROBOTS_BY_NAME["branchy"]
+    doc = json.loads(mrv.out_path(branchy).read_text())
+    doc["cases"][2]["aba_dq"][4][5] += 1e-6 * np.max(np.abs(doc["cases"][2]["aba_dq"]))
+    (tmp_path / "branchy.json").write_text(json.dumps(doc))
+    monkeypatch.setattr(mrv, "OUT_DIR", tmp_path)
+    errors = mrv.check_robot(branchy)
+    assert len(errors) == 1
+    assert errors[0].startswith("branchy: case 2: aba_dq:")
