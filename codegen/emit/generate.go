@@ -39,6 +39,7 @@ var algorithms = []func(g *gen){
 	emitKinematics,
 	emitFrameJacobian,
 	emitInverseDynamics,
+	emitInverseDynamicsGradient,
 	emitMassMatrix,
 	emitMinv,
 	emitForwardDynamics,

@@ -88,6 +88,9 @@ func Reference(r *model.Robot, algo string, s Sample, frame int) ([][]float64, e
 		return [][]float64{j}, nil
 	case "inverse_dynamics":
 		return [][]float64{ref.RNEA(r, s.Q, s.QD, s.QDD, true)}, nil
+	case "inverse_dynamics_gradient":
+		dq, dqd := ref.RNEADerivatives(r, s.Q, s.QD, s.QDD, true)
+		return [][]float64{rowMajor(dq), rowMajor(dqd)}, nil
 	case "bias_forces":
 		return [][]float64{ref.RNEA(r, s.Q, s.QD, zero, true)}, nil
 	case "gravity_forces":

@@ -75,6 +75,21 @@ def _open(path: Path) -> ctypes.CDLL:
     return ctypes.CDLL(os.fspath(path), mode=os.RTLD_LOCAL | os.RTLD_NOW)
 
 
+# The algorithms the handles call. A build's metadata may list more (kernels the generator emits before the
+# package exposes them); only these need FFI handlers.
+HANDLE_ALGORITHMS = (
+    "frame_poses",
+    "frame_jacobian",
+    "inverse_dynamics",
+    "bias_forces",
+    "gravity_forces",
+    "mass_matrix",
+    "minv",
+    "forward_dynamics",
+    "aba",
+)
+
+
 def _symbols(lib: ctypes.CDLL, path: Path, algorithms: list[str], suffix: str) -> dict[str, object]:
     found: dict[str, object] = {}
     missing: list[str] = []
@@ -134,7 +149,7 @@ def load_robot(build_dir: Path) -> LoadedRobot:
         if cached is not None:
             return cached
         metadata = load_metadata(key / METADATA)
-        algorithms = list(metadata.algorithms)
+        algorithms = list(HANDLE_ALGORITHMS)
         cpu_path = key / CPU_LIBRARY
         try:
             cpu_lib = _open(cpu_path)
