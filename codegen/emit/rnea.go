@@ -21,48 +21,7 @@ func emitInverseDynamics(g *gen) {
 	w.line("template <typename T, bool HAS_QDD>")
 	w.block("GLASS_DEVICE void inverse_dynamics_inner(T* s_tau, const T* s_q, const T* s_qd, const T* s_qdd, T* s_temp, Vec3<T> gravity)", func() {
 		a.declare(w)
-		g.emitTransforms(sX, "s_q")
-		w.comment("forward sweep: v_i = X_i v_p + S_i qd_i;  a_i = X_i a_p + S_i qdd_i + v_i × S_i qd_i  (a_0 = -g)")
-		g.forLevels(false, 0, func() {
-			w.line("const int p = robot::parent[i];")
-			w.line("const int kind = robot::kind[i];")
-			w.line("const T* axis = robot::axis<T>() + 3 * i;")
-			w.line("const T* E = %s + 12 * i;", sX)
-			w.line("const T* rr = E + 9;")
-			w.line("T* v = %s + 6 * i;", sV)
-			w.line("T* acc = %s + 6 * i;", sA)
-			w.line("T vj[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};")
-			w.line("if (s_qd != nullptr) joint_motion<T>(kind, axis, s_qd + robot::v_index[i], vj);")
-			w.block("if (p < 0)", func() {
-				w.line("const T a0[6] = {T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z};")
-				w.line("for (int k = 0; k < 6; ++k) v[k] = vj[k];")
-				w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, a0, T(0), acc);")
-			}, " else {")
-			w.indent++
-			w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, %s + 6 * p, T(0), v);", sV)
-			w.line("for (int k = 0; k < 6; ++k) v[k] += vj[k];")
-			w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, %s + 6 * p, T(0), acc);", sA)
-			w.indent--
-			w.line("}")
-			w.line("if (HAS_QDD) joint_motion<T, true>(kind, axis, s_qdd + robot::v_index[i], acc);")
-			w.line("glass::thread::motion_cross_mul<T, -1, true>(T(1), v, vj, T(1), acc);")
-		})
-		w.comment("body forces: f_i = I_i a_i + v_i ×* I_i v_i")
-		w.blockStride("i", nb, func() {
-			w.line("const T* pi = robot::inertia<T>() + 10 * i;")
-			w.line("T h[6];")
-			w.line("glass::thread::spatial_inertia_mul<T>(T(1), pi, %s + 6 * i, T(0), h);", sV)
-			w.line("glass::thread::spatial_inertia_mul<T>(T(1), pi, %s + 6 * i, T(0), %s + 6 * i);", sA, sF)
-			w.line("glass::thread::force_cross_mul<T, true>(T(1), %s + 6 * i, h, T(1), %s + 6 * i);", sV, sF)
-		})
-		w.sync()
-		w.comment("backward sweep, deepest parents first: f_p += X_cᵀ f_c over each parent's children")
-		g.forLevels(true, 1, func() {
-			w.block("for (int c = robot::child_start[i]; c < robot::child_start[i + 1]; ++c)", func() {
-				w.line("const int j = robot::children[c];")
-				w.line("glass::thread::force_transform_mul<T, true, true>(T(1), %s + 12 * j, %s + 12 * j + 9, %s + 6 * j, T(1), %s + 6 * i);", sX, sX, sF, sF)
-			})
-		})
+		g.emitRNEASweeps(rneaSweeps{x: sX, v: sV, a: sA, f: sF, qdNullable: true, qdd: "HAS_QDD"})
 		w.comment("joint efforts: τ_i = S_iᵀ f_i")
 		w.blockStride("i", nb, func() {
 			w.line("joint_project<T>(robot::kind[i], robot::axis<T>() + 3 * i, %s + 6 * i, s_tau + robot::v_index[i]);", sF)
@@ -110,5 +69,83 @@ func emitInverseDynamics(g *gen) {
 		gravity: true,
 		inner:   "gravity_forces_inner<T>",
 		temp:    a.size,
+	})
+}
+
+// rneaSweeps names the scratch regions an RNEA pass fills and how its inputs are read.
+type rneaSweeps struct {
+	// x, v, a, f receive per body: the transform (12), velocity, acceleration and subtree force (6 each).
+	x, v, a, f string
+	// vj and xa, when set, also keep per body S·qd and the parent's acceleration in body coordinates,
+	// X·a_p (a_0 = -g), which derivatives of the pass reuse.
+	vj, xa string
+	// qdNullable reads a null s_qd as zero velocity; qdd is the C++ condition under which s_qdd is added.
+	qdNullable bool
+	qdd        string
+}
+
+// emitRNEASweeps writes the RNEA pass: joint transforms, the forward sweep by levels, body forces and the
+// backward sweep accumulating subtree forces, with barriers between the phases.
+func (g *gen) emitRNEASweeps(s rneaSweeps) {
+	w := g.w
+	g.emitTransforms(s.x, "s_q")
+	w.comment("forward sweep: v_i = X_i v_p + S_i qd_i;  a_i = X_i a_p + S_i qdd_i + v_i × S_i qd_i  (a_0 = -g)")
+	g.forLevels(false, 0, func() {
+		w.line("const int p = robot::parent[i];")
+		w.line("const int kind = robot::kind[i];")
+		w.line("const T* axis = robot::axis<T>() + 3 * i;")
+		w.line("const T* E = %s + 12 * i;", s.x)
+		w.line("const T* rr = E + 9;")
+		w.line("T* v = %s + 6 * i;", s.v)
+		w.line("T* acc = %s + 6 * i;", s.a)
+		// xa is where X·a_p lands: its own region when kept, else straight into the acceleration.
+		xa := "acc"
+		if s.xa != "" {
+			w.line("T* xa = %s + 6 * i;", s.xa)
+			xa = "xa"
+		}
+		if s.vj != "" {
+			w.line("T* vj = %s + 6 * i;", s.vj)
+		} else {
+			w.line("T vj[6];")
+		}
+		if s.qdNullable {
+			w.line("for (int k = 0; k < 6; ++k) vj[k] = T(0);")
+			w.line("if (s_qd != nullptr) joint_motion<T>(kind, axis, s_qd + robot::v_index[i], vj);")
+		} else {
+			w.line("joint_motion<T>(kind, axis, s_qd + robot::v_index[i], vj);")
+		}
+		w.block("if (p < 0)", func() {
+			w.line("const T a0[6] = {T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z};")
+			w.line("for (int k = 0; k < 6; ++k) v[k] = vj[k];")
+			w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, a0, T(0), %s);", xa)
+		}, " else {")
+		w.indent++
+		w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, %s + 6 * p, T(0), v);", s.v)
+		w.line("for (int k = 0; k < 6; ++k) v[k] += vj[k];")
+		w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, %s + 6 * p, T(0), %s);", s.a, xa)
+		w.indent--
+		w.line("}")
+		if s.xa != "" {
+			w.line("for (int k = 0; k < 6; ++k) acc[k] = xa[k];")
+		}
+		w.line("if (%s) joint_motion<T, true>(kind, axis, s_qdd + robot::v_index[i], acc);", s.qdd)
+		w.line("glass::thread::motion_cross_mul<T, -1, true>(T(1), v, vj, T(1), acc);")
+	})
+	w.comment("body forces: f_i = I_i a_i + v_i ×* I_i v_i")
+	w.blockStride("i", len(g.r.Joints), func() {
+		w.line("const T* pi = robot::inertia<T>() + 10 * i;")
+		w.line("T h[6];")
+		w.line("glass::thread::spatial_inertia_mul<T>(T(1), pi, %s + 6 * i, T(0), h);", s.v)
+		w.line("glass::thread::spatial_inertia_mul<T>(T(1), pi, %s + 6 * i, T(0), %s + 6 * i);", s.a, s.f)
+		w.line("glass::thread::force_cross_mul<T, true>(T(1), %s + 6 * i, h, T(1), %s + 6 * i);", s.v, s.f)
+	})
+	w.sync()
+	w.comment("backward sweep, deepest parents first: f_p += X_cᵀ f_c over each parent's children")
+	g.forLevels(true, 1, func() {
+		w.block("for (int c = robot::child_start[i]; c < robot::child_start[i + 1]; ++c)", func() {
+			w.line("const int j = robot::children[c];")
+			w.line("glass::thread::force_transform_mul<T, true, true>(T(1), %s + 12 * j, %s + 12 * j + 9, %s + 6 * j, T(1), %s + 6 * i);", s.x, s.x, s.f, s.f)
+		})
 	})
 }

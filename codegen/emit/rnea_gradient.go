@@ -52,50 +52,8 @@ func emitInverseDynamicsGradient(g *gen) {
 	w.line("template <typename T>")
 	w.block("GLASS_DEVICE void inverse_dynamics_gradient_inner(T* s_dtau_dq, T* s_dtau_dqd, const T* s_q, const T* s_qd, const T* s_qdd, T* s_temp, Vec3<T> gravity)", func() {
 		a.declare(w)
-		g.emitTransforms(sX, "s_q")
-		w.comment("RNEA forward sweep: v_i = X_i v_p + S_i qd_i;  a_i = X_i a_p + S_i qdd_i + v_i × S_i qd_i  (a_0 = -g)")
-		g.forLevels(false, 0, func() {
-			w.line("const int p = robot::parent[i];")
-			w.line("const int kind = robot::kind[i];")
-			w.line("const T* axis = robot::axis<T>() + 3 * i;")
-			w.line("const T* E = %s + 12 * i;", sX)
-			w.line("const T* rr = E + 9;")
-			w.line("T* vj = %s + 6 * i;", sVJ)
-			w.line("T* v = %s + 6 * i;", sV)
-			w.line("T* xa = %s + 6 * i;", sXA)
-			w.line("T* acc = %s + 6 * i;", sCol)
-			w.line("joint_motion<T>(kind, axis, s_qd + robot::v_index[i], vj);")
-			w.block("if (p < 0)", func() {
-				w.line("const T a0[6] = {T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z};")
-				w.line("for (int k = 0; k < 6; ++k) v[k] = vj[k];")
-				w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, a0, T(0), xa);")
-			}, " else {")
-			w.indent++
-			w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, %s + 6 * p, T(0), v);", sV)
-			w.line("for (int k = 0; k < 6; ++k) v[k] += vj[k];")
-			w.line("glass::thread::motion_transform_mul<T>(T(1), E, rr, %s + 6 * p, T(0), xa);", sCol)
-			w.indent--
-			w.line("}")
-			w.line("for (int k = 0; k < 6; ++k) acc[k] = xa[k];")
-			w.line("joint_motion<T, true>(kind, axis, s_qdd + robot::v_index[i], acc);")
-			w.line("glass::thread::motion_cross_mul<T, -1, true>(T(1), v, vj, T(1), acc);")
-		})
-		w.comment("body forces: f_i = I_i a_i + v_i ×* I_i v_i")
-		w.blockStride("i", nb, func() {
-			w.line("const T* pi = robot::inertia<T>() + 10 * i;")
-			w.line("T h[6];")
-			w.line("glass::thread::spatial_inertia_mul<T>(T(1), pi, %s + 6 * i, T(0), h);", sV)
-			w.line("glass::thread::spatial_inertia_mul<T>(T(1), pi, %s + 6 * i, T(0), %s + 6 * i);", sCol, sF)
-			w.line("glass::thread::force_cross_mul<T, true>(T(1), %s + 6 * i, h, T(1), %s + 6 * i);", sV, sF)
-		})
-		w.sync()
-		w.comment("RNEA backward sweep, deepest parents first: f_p += X_cᵀ f_c over each parent's children")
-		g.forLevels(true, 1, func() {
-			w.block("for (int c = robot::child_start[i]; c < robot::child_start[i + 1]; ++c)", func() {
-				w.line("const int j = robot::children[c];")
-				w.line("glass::thread::force_transform_mul<T, true, true>(T(1), %s + 12 * j, %s + 12 * j + 9, %s + 6 * j, T(1), %s + 6 * i);", sX, sX, sF, sF)
-			})
-		})
+		w.comment("RNEA pass; the body accelerations live in the column scratch until the columns start")
+		g.emitRNEASweeps(rneaSweeps{x: sX, v: sV, a: sCol, f: sF, vj: sVJ, xa: sXA, qdd: "true"})
 		column := func(col, slot string) {
 			w.line("const int col = int(%s);", col)
 			w.line("const bool wrt_q = col < NV;")
