@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,16 +84,34 @@ func goTool() string {
 	return filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 }
 
+// buildFailure is a robot whose build failed, with the build's output.
+type buildFailure struct {
+	name, output string
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("... (%d lines before)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // buildRobots builds every robot into buildRoot/<name>, parallelBuilds at a time, as subtests
-// TestPython/build/<name>. A robot's folder is removed first, so a failed build leaves no stale one behind
-// (its pytest cases then error with RobotNotBuiltError).
-func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) {
+// TestPython/build/<name>, and returns the robots whose build failed. A robot's folder is removed first, so a
+// failed build leaves no stale one behind (its pytest cases then error with RobotNotBuiltError). A failed
+// build is run once more, logging the first attempt's output, so that a transient fault of the machine (a
+// killed compiler, say) is told apart from a build that fails every time.
+func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) []buildFailure {
 	goBin := goTool()
 	// compile the mage binary once, before parallel invocations would race to do it
 	if out, err := runIn(root, goBin, "tool", "mage", "-l"); err != nil {
 		t.Fatalf("go tool mage -l: %v\n%s", err, out)
 	}
 	sem := make(chan struct{}, parallelBuilds)
+	var mu sync.Mutex
+	var failures []buildFailure
 	t.Run("build", func(t *testing.T) {
 		for _, r := range robots {
 			urdf := urdfPath(t, root, r.URDF)
@@ -101,28 +120,34 @@ func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) {
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				dir := filepath.Join(buildRoot, r.Name)
-				if err := os.RemoveAll(dir); err != nil {
-					t.Fatal(err)
-				}
 				args := []string{"tool", "mage", "build", urdf}
 				if r.Floating {
 					args = append(args, "-floating")
 				}
 				args = append(args, "-out="+dir)
-				start := time.Now()
-				out, err := runIn(root, goBin, args...)
-				if err != nil && bytes.Contains(out, []byte("error compiling magefiles")) {
-					// the magefiles changed since the warm-up and two invocations raced to recompile them
+				var out []byte
+				var err error
+				for attempt := 1; attempt <= 2; attempt++ {
+					if err := os.RemoveAll(dir); err != nil {
+						t.Fatal(err)
+					}
+					start := time.Now()
 					out, err = runIn(root, goBin, args...)
-				}
-				if err != nil {
+					if err == nil {
+						t.Logf("built %s in %v (attempt %d)", dir, time.Since(start).Round(time.Millisecond), attempt)
+						return
+					}
 					os.RemoveAll(dir)
-					t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+					t.Logf("attempt %d: go %s: %v\n%s", attempt, strings.Join(args, " "), err, out)
 				}
-				t.Logf("built %s in %v", dir, time.Since(start).Round(time.Millisecond))
+				mu.Lock()
+				failures = append(failures, buildFailure{r.Name, fmt.Sprintf("go %s: %v\n%s", strings.Join(args, " "), err, out)})
+				mu.Unlock()
+				t.Fatalf("building %s failed twice (outputs above)", r.Name)
 			})
 		}
 	})
+	return failures
 }
 
 // JUnit XML as pytest writes it (--junitxml): <testsuites><testsuite><properties/><testcase/>...
@@ -240,7 +265,13 @@ func TestPython(t *testing.T) {
 	}
 	robots := loadRobots(t, root)
 	buildRoot := filepath.Join(root, "build", "pytest")
-	buildRobots(t, root, buildRoot, robots)
+	failures := buildRobots(t, root, buildRoot, robots)
+	// Reported last, after pytest's output, so the cause of RobotNotBuiltError cases ends the log.
+	defer func() {
+		for _, f := range failures {
+			t.Errorf("robot %s did not build, so its pytest cases fail with RobotNotBuiltError:\n%s", f.name, tail(f.output, 60))
+		}
+	}()
 
 	junitPath := filepath.Join(t.TempDir(), "junit.xml")
 	cmd := exec.Command(python, "-m", "pytest", "tests/python", "-q", "-p", "no:cacheprovider",
