@@ -44,6 +44,8 @@ var algorithms = []func(g *gen){
 	emitMinv,
 	emitForwardDynamics,
 	emitABA,
+	emitForwardDynamicsGradient,
+	emitEndEffectorPoseGradient,
 }
 
 // Generate emits the header and metadata of a robot.

@@ -24,25 +24,8 @@ func emitFrameJacobian(g *gen) {
 		w.comment("columns: the coordinate's joint, if it is an ancestor of the frame's body, moves the frame with",
 			"its subspace column in world coordinates, seen at the frame origin p (the transform from the",
 			"world-aligned frame at p to the body has the body's rotation and origin r_W − p)")
-		w.line("const int fj = robot::frame_joint[frame];")
 		w.blockStride("c", r.NV, func() {
-			w.line("T col[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};")
-			w.block("if (fj >= 0)", func() {
-				w.line("T p[3];")
-				w.line("mat3_tmul<T>(%s + 12 * fj, robot::frame_r<T>() + 3 * frame, p);", sW)
-				w.line("for (int k = 0; k < 3; ++k) p[k] += %s[12 * fj + 9 + k];", sW)
-				w.block("for (int j = fj; j >= 0; j = robot::parent[j])", func() {
-					w.line("const int kind = robot::kind[j];")
-					w.line("const int first = robot::v_index[j];")
-					w.line("if (int(c) < first || int(c) >= first + joint_nv(kind)) continue;")
-					w.line("T s[6];")
-					w.line("joint_subspace_column<T>(kind, robot::axis<T>() + 3 * j, int(c) - first, s);")
-					w.line("const T rel[3] = {%s[12 * j + 9] - p[0], %s[12 * j + 10] - p[1], %s[12 * j + 11] - p[2]};", sW, sW, sW)
-					w.line("glass::thread::motion_transform_mul<T, true>(T(1), %s + 12 * j, rel, s, T(0), col);", sW)
-					w.line("break;")
-				})
-			})
-			w.line("for (int k = 0; k < 6; ++k) s_J[k * %d + c] = col[k];", r.NV)
+			g.emitJacobianColumn(sW, "frame", "int(c)", "s_J + c")
 		})
 		w.sync()
 	})
@@ -54,6 +37,73 @@ func emitFrameJacobian(g *gen) {
 		inputs:  []buffer{{name: "q", size: r.NQ, doc: "configuration"}},
 		frame:   true,
 		inner:   "frame_jacobian_inner<T>",
+		temp:    a.size,
+	})
+}
+
+// emitJacobianColumn writes the statements that store column c of frame's world-aligned Jacobian at
+// out[k·NV], k = 0..5 (rows [ω; v]): the coordinate's joint, if it is an ancestor of the frame's body,
+// moves the frame with its subspace column in world coordinates, seen at the frame origin p (the transform
+// from the world-aligned frame at p to the body has the body's rotation and origin r_W − p). sW holds the
+// world-to-body transforms.
+func (g *gen) emitJacobianColumn(sW, frame, c, out string) {
+	w := g.w
+	w.line("const int fj = robot::frame_joint[%s];", frame)
+	w.line("T col[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};")
+	w.block("if (fj >= 0)", func() {
+		w.line("T p[3];")
+		w.line("mat3_tmul<T>(%s + 12 * fj, robot::frame_r<T>() + 3 * %s, p);", sW, frame)
+		w.line("for (int k = 0; k < 3; ++k) p[k] += %s[12 * fj + 9 + k];", sW)
+		w.block("for (int j = fj; j >= 0; j = robot::parent[j])", func() {
+			w.line("const int kind = robot::kind[j];")
+			w.line("const int first = robot::v_index[j];")
+			w.line("if (%s < first || %s >= first + joint_nv(kind)) continue;", c, c)
+			w.line("T s[6];")
+			w.line("joint_subspace_column<T>(kind, robot::axis<T>() + 3 * j, %s - first, s);", c)
+			w.line("const T rel[3] = {%s[12 * j + 9] - p[0], %s[12 * j + 10] - p[1], %s[12 * j + 11] - p[2]};", sW, sW, sW)
+			w.line("glass::thread::motion_transform_mul<T, true>(T(1), %s + 12 * j, rel, s, T(0), col);", sW)
+			w.line("break;")
+		})
+	})
+	w.line("for (int k = 0; k < 6; ++k) (%s)[k * NV] = col[k];", out)
+}
+
+// emitEndEffectorPoseGradient writes end_effector_pose_gradient_inner and its ladder: the world-aligned
+// Jacobian of every frame, which is the derivative of every frame pose of frame_poses: with J = [J_ω; J_v]
+// and a tangent direction δ, δpos = J_v·δ and δR = [J_ω·δ]× R.
+func emitEndEffectorPoseGradient(g *gen) {
+	r, w := g.r, g.w
+	nb := len(r.Joints)
+	nf := len(r.Frames)
+	var a arena
+	sX := a.alloc("s_X", 12*nb, "joint transforms (E, r), parent to body")
+	sW := a.alloc("s_W", 12*nb, "body transforms (E, r), world to body")
+
+	g.innerDoc("Derivatives of every frame pose: the world-aligned Jacobian of each frame at s_q.", a.size,
+		"  s_J   out: [NF, 6, NV] row-major; frame f's rows [ω; v] (angular velocity and origin velocity in world",
+		"             coordinates per unit of each tangent coordinate); zero outside the frame's ancestors",
+		"  s_q   in:  [NQ] configuration")
+	w.line("constexpr int END_EFFECTOR_POSE_GRADIENT_INNER_TEMP = %d;", a.size)
+	w.line("template <typename T>")
+	w.block("GLASS_DEVICE void end_effector_pose_gradient_inner(T* s_J, const T* s_q, T* s_temp)", func() {
+		a.declare(w)
+		g.emitTransforms(sX, "s_q")
+		g.emitWorldTransforms(sX, sW)
+		w.comment("one (frame, column) pair per iteration")
+		w.blockStride("e", nf*r.NV, func() {
+			w.line("const int f = int(e) / NV;")
+			w.line("const int c = int(e) %% NV;")
+			g.emitJacobianColumn(sW, "f", "c", "s_J + f * 6 * NV + c")
+		})
+		w.sync()
+	})
+	w.blank()
+	g.add(&entry{
+		name:    "end_effector_pose_gradient",
+		doc:     "Derivatives of every frame pose: world-aligned Jacobians, rows [omega; v], of all frames.",
+		outputs: []buffer{{name: "J", size: nf * 6 * r.NV, shape: []int{nf, 6, r.NV}, doc: "Jacobians of all frames, rows [omega; v]"}},
+		inputs:  []buffer{{name: "q", size: r.NQ, doc: "configuration"}},
+		inner:   "end_effector_pose_gradient_inner<T>",
 		temp:    a.size,
 	})
 }

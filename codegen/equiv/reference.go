@@ -105,6 +105,17 @@ func Reference(r *model.Robot, algo string, s Sample, frame int) ([][]float64, e
 		return [][]float64{rowMajor(inv)}, nil
 	case "forward_dynamics", "aba":
 		return [][]float64{ref.ABA(r, s.Q, s.QD, s.Tau)}, nil
+	case "forward_dynamics_gradient":
+		dq, dqd, minv := ref.ABADerivatives(r, s.Q, s.QD, s.Tau)
+		return [][]float64{rowMajor(dq), rowMajor(dqd), rowMajor(minv)}, nil
+	case "end_effector_pose_gradient":
+		var j []float64
+		for f := range r.Frames {
+			for _, row := range ref.FrameJacobian(r, s.Q, f) {
+				j = append(j, row...)
+			}
+		}
+		return [][]float64{j}, nil
 	}
 	return nil, fmt.Errorf("no reference for entry point %q", algo)
 }
@@ -122,4 +133,4 @@ func CondM(r *model.Robot, samples []Sample) float64 {
 }
 
 // ConditionedByM lists the entry points whose float32 error scales with cond(M).
-var ConditionedByM = map[string]bool{"minv": true, "forward_dynamics": true, "aba": true}
+var ConditionedByM = map[string]bool{"minv": true, "forward_dynamics": true, "aba": true, "forward_dynamics_gradient": true}

@@ -96,12 +96,14 @@ func AxisAngle(axis Vec3, angle float64) Mat3 {
 	return Identity3.Add(k.Scale(math.Sin(angle))).Add(k.Mul(k).Scale(1 - math.Cos(angle)))
 }
 
-// QuatToMat returns the rotation of the Hamilton unit quaternion (x, y, z, w).
+// QuatToMat returns the rotation of the Hamilton quaternion (x, y, z, w) scaled to unit norm: only its
+// direction matters, so derivatives with respect to the raw quaternion are those of q/|q|.
 func QuatToMat(x, y, z, w float64) Mat3 {
+	s := 2 / (x*x + y*y + z*z + w*w)
 	return Mat3{
-		{1 - 2*(y*y+z*z), 2 * (x*y - z*w), 2 * (x*z + y*w)},
-		{2 * (x*y + z*w), 1 - 2*(x*x+z*z), 2 * (y*z - x*w)},
-		{2 * (x*z - y*w), 2 * (y*z + x*w), 1 - 2*(x*x+y*y)},
+		{1 - s*(y*y+z*z), s * (x*y - z*w), s * (x*z + y*w)},
+		{s * (x*y + z*w), 1 - s*(x*x+z*z), s * (y*z - x*w)},
+		{s * (x*z - y*w), s * (y*z + x*w), 1 - s*(x*x+y*y)},
 	}
 }
 

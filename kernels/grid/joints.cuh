@@ -58,10 +58,12 @@ GLASS_HD void joint_transform(int kind, const T* axis, const T* Ep, const T* rp,
         Ej[2] = t * x * z + s * y; Ej[5] = t * y * z - s * x; Ej[8] = c + t * z * z;
     } else {
         const T x = q[3], y = q[4], z = q[5], w = q[6];
-        // Ej = R(q)ᵀ, column-major: entry (i, j) of Ej is R(j, i).
-        Ej[0] = T(1) - T(2) * (y * y + z * z); Ej[3] = T(2) * (x * y + z * w); Ej[6] = T(2) * (x * z - y * w);
-        Ej[1] = T(2) * (x * y - z * w); Ej[4] = T(1) - T(2) * (x * x + z * z); Ej[7] = T(2) * (y * z + x * w);
-        Ej[2] = T(2) * (x * z + y * w); Ej[5] = T(2) * (y * z - x * w); Ej[8] = T(1) - T(2) * (x * x + y * y);
+        // The rotation of q/|q| (s = 2/|q|²): only the quaternion's direction matters, so derivatives with
+        // respect to the raw quaternion are well defined. Ej = R(q)ᵀ, column-major: entry (i, j) is R(j, i).
+        const T s = T(2) / (x * x + y * y + z * z + w * w);
+        Ej[0] = T(1) - s * (y * y + z * z); Ej[3] = s * (x * y + z * w); Ej[6] = s * (x * z - y * w);
+        Ej[1] = s * (x * y - z * w); Ej[4] = T(1) - s * (x * x + z * z); Ej[7] = s * (y * z + x * w);
+        Ej[2] = s * (x * z + y * w); Ej[5] = s * (y * z - x * w); Ej[8] = T(1) - s * (x * x + y * y);
         p[0] = q[0]; p[1] = q[1]; p[2] = q[2];
     }
     mat3_mul(Ej, Ep, E);
