@@ -104,7 +104,10 @@ func Gen(urdfPath string, floating *bool, out *string, block *int) error {
 	if err := os.WriteFile(filepath.Join(dir, "metadata.json"), gen.Metadata, 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("%s: nq %d, nv %d -> %s/grid.cuh (%d lines) and metadata.json in %v\n", r.Name, r.NQ, r.NV, dir,
+	if err := os.WriteFile(filepath.Join(dir, emit.FFIFile), []byte(gen.FFI), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("%s: nq %d, nv %d -> %s/grid.cuh (%d lines), metadata.json and grid_ffi.h in %v\n", r.Name, r.NQ, r.NV, dir,
 		strings.Count(gen.Header, "\n"), time.Since(start).Round(time.Microsecond))
 	return nil
 }

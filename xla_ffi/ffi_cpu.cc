@@ -2,3 +2,4 @@
 #include "grid.cuh"
 
 #include "handlers.h"
+#include "grid_ffi.h"

@@ -1,8 +1,10 @@
-// XLA FFI handlers for one robot's generated grid.cuh.
+// XLA FFI handler machinery for one robot's generated grid.cuh.
 //
-// Include this header once per shared library, after the robot's grid.cuh (see ffi_cpu.cc and ffi_cuda.cu).
-// A host C++ compiler gets the CPU handlers, exported as `grid_<algo>_cpu`; nvcc gets the CUDA handlers,
-// exported as `grid_<algo>_cuda`. Both follow one contract:
+// Include this header once per shared library, after the robot's grid.cuh and before its generated
+// grid_ffi.h (see ffi_cpu.cc and ffi_cuda.cu), which holds one descriptor per algorithm (name, per-sample
+// shapes, the calls into grid.cuh) and the handler bindings. A host C++ compiler gets the CPU handlers,
+// exported as `grid_<algo>_cpu`; nvcc gets the CUDA handlers, exported as `grid_<algo>_cuda`. Both follow
+// one contract:
 //
 //   operands   the algorithm's inputs in metadata order (q, then qd, qdd or tau where it has them)
 //   results    its outputs in metadata order
@@ -10,7 +12,7 @@
 //   shapes     any number of leading batch dimensions (none included), identical for every operand and
 //              result, then the per-sample shape of the metadata, e.g. q [..., NQ] and M [..., NV, NV]
 //   attributes gravity_x, gravity_y, gravity_z (f64) where the algorithm takes gravity;
-//              frame (i64, 0 <= frame < NF) for frame_jacobian
+//              frame (i64, 0 <= frame < NF) where it takes a frame
 //
 // Every violation is an INVALID_ARGUMENT error that names the algorithm, the buffer, its shape or dtype and
 // what was expected. The CUDA handlers launch `grid::<algo>_launch<T>` on the stream XLA passes, never
@@ -67,7 +69,7 @@ struct CtxDecoding<grid_ffi::Stream> {
 
 namespace grid_ffi {
 
-// The deepest per-sample shape of any algorithm (rot [NF, 3, 3]).
+// The deepest per-sample shape of any algorithm (rot [NF, 3, 3], the Jacobians [NF, 6, NV]).
 constexpr int kMaxRank = 3;
 
 // Per-sample shape of one operand or result, as metadata.json lists it.
@@ -93,207 +95,6 @@ template <typename T>
 grid::Vec3<T> gravity_of(const Attrs& a) {
     return grid::Vec3<T>{static_cast<T>(a.gravity[0]), static_cast<T>(a.gravity[1]), static_cast<T>(a.gravity[2])};
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// The algorithms: per-sample shapes and the calls into the generated entry points.
-// ---------------------------------------------------------------------------------------------------------
-
-struct FramePoses {
-    static constexpr const char* kName = "frame_poses";
-    static constexpr bool kGravity = false, kFrame = false;
-    static constexpr std::array<Spec, 1> kInputs = {{{"q", 1, {grid::NQ}}}};
-    static constexpr std::array<Spec, 3> kOutputs = {
-        {{"pos", 2, {grid::NF, 3}}, {"rot", 3, {grid::NF, 3, 3}}, {"quat", 2, {grid::NF, 4}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs&, int n) {
-        return grid::frame_poses<T>(o[0], o[1], o[2], i[0], n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs&, int n, cudaStream_t s) {
-        return grid::frame_poses_launch<T>(o[0], o[1], o[2], i[0], n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::frame_poses_kernel<T>, grid::FRAME_POSES_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-struct FrameJacobian {
-    static constexpr const char* kName = "frame_jacobian";
-    static constexpr bool kGravity = false, kFrame = true;
-    static constexpr std::array<Spec, 1> kInputs = {{{"q", 1, {grid::NQ}}}};
-    static constexpr std::array<Spec, 1> kOutputs = {{{"J", 2, {6, grid::NV}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs& a, int n) {
-        return grid::frame_jacobian<T>(o[0], i[0], static_cast<int>(a.frame), n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs& a, int n, cudaStream_t s) {
-        return grid::frame_jacobian_launch<T>(o[0], i[0], static_cast<int>(a.frame), n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::frame_jacobian_kernel<T>, grid::FRAME_JACOBIAN_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-struct InverseDynamics {
-    static constexpr const char* kName = "inverse_dynamics";
-    static constexpr bool kGravity = true, kFrame = false;
-    static constexpr std::array<Spec, 3> kInputs = {
-        {{"q", 1, {grid::NQ}}, {"qd", 1, {grid::NV}}, {"qdd", 1, {grid::NV}}}};
-    static constexpr std::array<Spec, 1> kOutputs = {{{"tau", 1, {grid::NV}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs& a, int n) {
-        return grid::inverse_dynamics<T>(o[0], i[0], i[1], i[2], gravity_of<T>(a), n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs& a, int n, cudaStream_t s) {
-        return grid::inverse_dynamics_launch<T>(o[0], i[0], i[1], i[2], gravity_of<T>(a), n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::inverse_dynamics_kernel<T>, grid::INVERSE_DYNAMICS_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-struct BiasForces {
-    static constexpr const char* kName = "bias_forces";
-    static constexpr bool kGravity = true, kFrame = false;
-    static constexpr std::array<Spec, 2> kInputs = {{{"q", 1, {grid::NQ}}, {"qd", 1, {grid::NV}}}};
-    static constexpr std::array<Spec, 1> kOutputs = {{{"tau", 1, {grid::NV}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs& a, int n) {
-        return grid::bias_forces<T>(o[0], i[0], i[1], gravity_of<T>(a), n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs& a, int n, cudaStream_t s) {
-        return grid::bias_forces_launch<T>(o[0], i[0], i[1], gravity_of<T>(a), n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::bias_forces_kernel<T>, grid::BIAS_FORCES_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-struct GravityForces {
-    static constexpr const char* kName = "gravity_forces";
-    static constexpr bool kGravity = true, kFrame = false;
-    static constexpr std::array<Spec, 1> kInputs = {{{"q", 1, {grid::NQ}}}};
-    static constexpr std::array<Spec, 1> kOutputs = {{{"tau", 1, {grid::NV}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs& a, int n) {
-        return grid::gravity_forces<T>(o[0], i[0], gravity_of<T>(a), n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs& a, int n, cudaStream_t s) {
-        return grid::gravity_forces_launch<T>(o[0], i[0], gravity_of<T>(a), n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::gravity_forces_kernel<T>, grid::GRAVITY_FORCES_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-struct MassMatrix {
-    static constexpr const char* kName = "mass_matrix";
-    static constexpr bool kGravity = false, kFrame = false;
-    static constexpr std::array<Spec, 1> kInputs = {{{"q", 1, {grid::NQ}}}};
-    static constexpr std::array<Spec, 1> kOutputs = {{{"M", 2, {grid::NV, grid::NV}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs&, int n) {
-        return grid::mass_matrix<T>(o[0], i[0], n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs&, int n, cudaStream_t s) {
-        return grid::mass_matrix_launch<T>(o[0], i[0], n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::mass_matrix_kernel<T>, grid::MASS_MATRIX_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-struct Minv {
-    static constexpr const char* kName = "minv";
-    static constexpr bool kGravity = false, kFrame = false;
-    static constexpr std::array<Spec, 1> kInputs = {{{"q", 1, {grid::NQ}}}};
-    static constexpr std::array<Spec, 1> kOutputs = {{{"Minv", 2, {grid::NV, grid::NV}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs&, int n) {
-        return grid::minv<T>(o[0], i[0], n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs&, int n, cudaStream_t s) {
-        return grid::minv_launch<T>(o[0], i[0], n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::minv_kernel<T>, grid::MINV_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-struct ForwardDynamics {
-    static constexpr const char* kName = "forward_dynamics";
-    static constexpr bool kGravity = true, kFrame = false;
-    static constexpr std::array<Spec, 3> kInputs = {
-        {{"q", 1, {grid::NQ}}, {"qd", 1, {grid::NV}}, {"tau", 1, {grid::NV}}}};
-    static constexpr std::array<Spec, 1> kOutputs = {{{"qdd", 1, {grid::NV}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs& a, int n) {
-        return grid::forward_dynamics<T>(o[0], i[0], i[1], i[2], gravity_of<T>(a), n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs& a, int n, cudaStream_t s) {
-        return grid::forward_dynamics_launch<T>(o[0], i[0], i[1], i[2], gravity_of<T>(a), n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::forward_dynamics_kernel<T>, grid::FORWARD_DYNAMICS_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-struct Aba {
-    static constexpr const char* kName = "aba";
-    static constexpr bool kGravity = true, kFrame = false;
-    static constexpr std::array<Spec, 3> kInputs = {
-        {{"q", 1, {grid::NQ}}, {"qd", 1, {grid::NV}}, {"tau", 1, {grid::NV}}}};
-    static constexpr std::array<Spec, 1> kOutputs = {{{"qdd", 1, {grid::NV}}}};
-    template <typename T>
-    static grid::Status host(T* const* o, const T* const* i, const Attrs& a, int n) {
-        return grid::aba<T>(o[0], i[0], i[1], i[2], gravity_of<T>(a), n);
-    }
-#if defined(__CUDACC__)
-    template <typename T>
-    static cudaError_t launch(T* const* o, const T* const* i, const Attrs& a, int n, cudaStream_t s) {
-        return grid::aba_launch<T>(o[0], i[0], i[1], i[2], gravity_of<T>(a), n, s);
-    }
-    template <typename T>
-    static cudaError_t configure() {
-        return grid::set_smem_limit(grid::aba_kernel<T>, grid::ABA_DEVICE_SMEM_BYTES<T>());
-    }
-#endif
-};
-
-// ---------------------------------------------------------------------------------------------------------
-// Checking a call's buffers.
-// ---------------------------------------------------------------------------------------------------------
 
 inline const char* dtype_name(ffi::DataType t) {
     switch (t) {
@@ -537,46 +338,8 @@ inline Attrs with_gravity(double x, double y, double z) {
     return a;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Handler bodies, one per algorithm, in the order of their bindings below.
-// ---------------------------------------------------------------------------------------------------------
-
 using Buf = ffi::AnyBuffer;
 using Out = ffi::Result<ffi::AnyBuffer>;
-
-inline ffi::Error frame_poses(Stream s, Buf q, Out pos, Out rot, Out quat) {
-    return run<FramePoses>(s, {q}, {*pos, *rot, *quat}, Attrs{});
-}
-
-inline ffi::Error frame_jacobian(Stream s, Buf q, Out J, int64_t frame) {
-    Attrs a;
-    a.frame = frame;
-    return run<FrameJacobian>(s, {q}, {*J}, a);
-}
-
-inline ffi::Error inverse_dynamics(Stream s, Buf q, Buf qd, Buf qdd, Out tau, double gx, double gy, double gz) {
-    return run<InverseDynamics>(s, {q, qd, qdd}, {*tau}, with_gravity(gx, gy, gz));
-}
-
-inline ffi::Error bias_forces(Stream s, Buf q, Buf qd, Out tau, double gx, double gy, double gz) {
-    return run<BiasForces>(s, {q, qd}, {*tau}, with_gravity(gx, gy, gz));
-}
-
-inline ffi::Error gravity_forces(Stream s, Buf q, Out tau, double gx, double gy, double gz) {
-    return run<GravityForces>(s, {q}, {*tau}, with_gravity(gx, gy, gz));
-}
-
-inline ffi::Error mass_matrix(Stream s, Buf q, Out M) { return run<MassMatrix>(s, {q}, {*M}, Attrs{}); }
-
-inline ffi::Error minv(Stream s, Buf q, Out m_inv) { return run<Minv>(s, {q}, {*m_inv}, Attrs{}); }
-
-inline ffi::Error forward_dynamics(Stream s, Buf q, Buf qd, Buf tau, Out qdd, double gx, double gy, double gz) {
-    return run<ForwardDynamics>(s, {q, qd, tau}, {*qdd}, with_gravity(gx, gy, gz));
-}
-
-inline ffi::Error aba(Stream s, Buf q, Buf qd, Buf tau, Out qdd, double gx, double gy, double gz) {
-    return run<Aba>(s, {q, qd, tau}, {*qdd}, with_gravity(gx, gy, gz));
-}
 
 // A binding's common start: the platform context.
 inline auto bind() { return ffi::Ffi::Bind().Ctx<StreamContext>(); }
@@ -584,7 +347,7 @@ inline auto bind() { return ffi::Ffi::Bind().Ctx<StreamContext>(); }
 }  // namespace grid_ffi
 
 // ---------------------------------------------------------------------------------------------------------
-// Exported handlers: grid_<algo>_cpu from a host compiler, grid_<algo>_cuda from nvcc.
+// What grid_ffi.h binds with: grid_<algo>_cpu from a host compiler, grid_<algo>_cuda from nvcc.
 // ---------------------------------------------------------------------------------------------------------
 
 #if defined(__CUDACC__)
@@ -596,49 +359,9 @@ inline auto bind() { return ffi::Ffi::Bind().Ctx<StreamContext>(); }
 #endif
 
 // The libraries are built with hidden visibility, so that two robots' libraries in one process never bind
-// to each other's template statics (shape tables); only the handlers below are exported.
+// to each other's template statics (shape tables); only the handlers are exported.
 #define GRID_FFI_EXPORT(algo) \
     extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* GRID_FFI_SYMBOL(algo)(XLA_FFI_CallFrame*);
-GRID_FFI_EXPORT(frame_poses)
-GRID_FFI_EXPORT(frame_jacobian)
-GRID_FFI_EXPORT(inverse_dynamics)
-GRID_FFI_EXPORT(bias_forces)
-GRID_FFI_EXPORT(gravity_forces)
-GRID_FFI_EXPORT(mass_matrix)
-GRID_FFI_EXPORT(minv)
-GRID_FFI_EXPORT(forward_dynamics)
-GRID_FFI_EXPORT(aba)
-
 #define GRID_FFI_ARG Arg<::xla::ffi::AnyBuffer>()
 #define GRID_FFI_RET Ret<::xla::ffi::AnyBuffer>()
 #define GRID_FFI_GRAVITY Attr<double>("gravity_x").Attr<double>("gravity_y").Attr<double>("gravity_z")
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(frame_poses), grid_ffi::frame_poses,
-                              grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_RET.GRID_FFI_RET.GRID_FFI_RET, GRID_FFI_TRAITS);
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(frame_jacobian), grid_ffi::frame_jacobian,
-                              grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_RET.Attr<int64_t>("frame"), GRID_FFI_TRAITS);
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(inverse_dynamics), grid_ffi::inverse_dynamics,
-                              grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_RET.GRID_FFI_GRAVITY,
-                              GRID_FFI_TRAITS);
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(bias_forces), grid_ffi::bias_forces,
-                              grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_RET.GRID_FFI_GRAVITY, GRID_FFI_TRAITS);
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(gravity_forces), grid_ffi::gravity_forces,
-                              grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_RET.GRID_FFI_GRAVITY, GRID_FFI_TRAITS);
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(mass_matrix), grid_ffi::mass_matrix,
-                              grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_RET, GRID_FFI_TRAITS);
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(minv), grid_ffi::minv, grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_RET,
-                              GRID_FFI_TRAITS);
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(forward_dynamics), grid_ffi::forward_dynamics,
-                              grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_RET.GRID_FFI_GRAVITY,
-                              GRID_FFI_TRAITS);
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(aba), grid_ffi::aba,
-                              grid_ffi::bind().GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_RET.GRID_FFI_GRAVITY,
-                              GRID_FFI_TRAITS);

@@ -25,6 +25,8 @@ type Output struct {
 	Header string
 	// Metadata is the JSON description of the robot and the entry points (metadata.json).
 	Metadata []byte
+	// FFI is the XLA FFI bindings of the entry points (FFIFile), compiled by xla_ffi/.
+	FFI string
 }
 
 // gen carries one generation's state: the robot, the source being written and the entry points so far.
@@ -82,7 +84,7 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Output{Header: w.String(), Metadata: meta}, nil
+	return &Output{Header: w.String(), Metadata: meta, FFI: generateFFI(r.Name, g.entries)}, nil
 }
 
 // add emits an entry's ladder and records it for the metadata.

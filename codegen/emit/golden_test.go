@@ -39,6 +39,7 @@ func TestGolden(t *testing.T) {
 			for _, f := range []struct{ file, got string }{
 				{tr.Name + ".grid.cuh.golden", out.Header},
 				{tr.Name + ".metadata.json.golden", string(out.Metadata)},
+				{tr.Name + ".grid_ffi.h.golden", out.FFI},
 			} {
 				path := filepath.Join("testdata", "golden", f.file)
 				if *update {

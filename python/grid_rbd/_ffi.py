@@ -75,21 +75,6 @@ def _open(path: Path) -> ctypes.CDLL:
     return ctypes.CDLL(os.fspath(path), mode=os.RTLD_LOCAL | os.RTLD_NOW)
 
 
-# The algorithms the handles call. A build's metadata may list more (kernels the generator emits before the
-# package exposes them); only these need FFI handlers.
-HANDLE_ALGORITHMS = (
-    "frame_poses",
-    "frame_jacobian",
-    "inverse_dynamics",
-    "bias_forces",
-    "gravity_forces",
-    "mass_matrix",
-    "minv",
-    "forward_dynamics",
-    "aba",
-)
-
-
 def _symbols(lib: ctypes.CDLL, path: Path, algorithms: list[str], suffix: str) -> dict[str, object]:
     found: dict[str, object] = {}
     missing: list[str] = []
@@ -136,8 +121,8 @@ def load_robot(build_dir: Path) -> LoadedRobot:
       The registration record, shared by every handle of this directory.
 
     Raises:
-      RobotNotBuiltError: the CPU library does not export a handler for every algorithm in the metadata
-        (a stale build).
+      RobotNotBuiltError: the CPU library does not export a handler for every algorithm its metadata lists
+        (a stale or incomplete build).
       RuntimeError: XLA rejected a CPU handler, typically because the library was compiled against the
         FFI headers of a newer jax than the one running.
       OSError: a file cannot be read or the CPU library cannot be loaded.
@@ -149,7 +134,7 @@ def load_robot(build_dir: Path) -> LoadedRobot:
         if cached is not None:
             return cached
         metadata = load_metadata(key / METADATA)
-        algorithms = list(HANDLE_ALGORITHMS)
+        algorithms = list(metadata.algorithms)
         cpu_path = key / CPU_LIBRARY
         try:
             cpu_lib = _open(cpu_path)

@@ -11,8 +11,18 @@ Example::
 
 Every method accepts any number of leading batch dimensions (the same on every argument) and works under
 :func:`jax.jit` and :func:`jax.vmap` (nested too). The dtype follows the inputs: float32, or float64 when
-``jax_enable_x64`` is on. The kernels are not differentiable by JAX: ``jax.grad`` through a handle method
-raises an error.
+``jax_enable_x64`` is on.
+
+The dynamics and kinematics methods are differentiable (``jax.grad``, ``jacfwd``, ``jacrev``, ``jvp``,
+``vjp``, also under ``jit`` and ``vmap``) through the robot's generated derivative kernels, never by
+tracing the dynamics in JAX; see :mod:`grid_rbd._autodiff` for the rules. Derivatives with respect to a
+free-flyer's quaternion follow the chain rule through its normalisation: the kernels use the rotation of
+``quat / |quat|``, so a radial change of the quaternion changes nothing. The derivative kernels are public
+too (:meth:`JaxRobotHandle.inverse_dynamics_derivatives`, :meth:`JaxRobotHandle.forward_dynamics_derivatives`,
+:meth:`JaxRobotHandle.frame_jacobians`); their results are in tangent coordinates, which
+:meth:`JaxRobotHandle.configuration_tangent` relates to ``q``. Second derivatives (``hessian``, a ``grad``
+of a ``grad``) and derivatives of :meth:`JaxRobotHandle.frame_jacobian` need second-order kernels that
+this version does not build; they raise :class:`NotImplementedError`.
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 from jax.typing import ArrayLike
 
+from . import _autodiff
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
 
 __all__ = ["JaxRobotHandle"]
@@ -106,6 +117,19 @@ class JaxRobotHandle(RobotBase):
         operands = [jnp.asarray(c[0], dtype) for c in converted]
         return list(call(*operands, **attributes))
 
+    def _arrays(self, algorithm: str, args: Sequence[ArrayLike]) -> list[jax.Array]:
+        """The arguments of one kernel call, checked against its metadata and converted to one dtype.
+
+        The differentiable methods check here, before JAX sees their custom derivative rules, so that bad
+        input fails with the same message whether or not it is differentiated.
+        """
+        info = self._robot.metadata.algorithms.get(algorithm)
+        if info is None:
+            raise NotImplementedError(f"the build of robot {self.name!r} has no {algorithm!r} kernel")
+        converted = [_shape_dtype(x) for x in args]
+        _, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted])
+        return [jnp.asarray(c[0], dtype) for c in converted]
+
     # Dynamics -------------------------------------------------------------------------------------
 
     def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> jax.Array:
@@ -119,7 +143,7 @@ class JaxRobotHandle(RobotBase):
         Returns:
           Joint efforts ``tau``, shape ``(..., NV)``.
         """
-        return self._call("inverse_dynamics", (q, qd, qdd))[0]
+        return _autodiff.inverse_dynamics(self, *self._arrays("inverse_dynamics", (q, qd, qdd)))
 
     def bias_forces(self, q: ArrayLike, qd: ArrayLike) -> jax.Array:
         """Bias forces: ``C(q, qd) qd + g(q)`` (inverse dynamics at zero acceleration).
@@ -131,7 +155,7 @@ class JaxRobotHandle(RobotBase):
         Returns:
           Efforts, shape ``(..., NV)``.
         """
-        return self._call("bias_forces", (q, qd))[0]
+        return _autodiff.bias_forces(self, *self._arrays("bias_forces", (q, qd)))
 
     def gravity_forces(self, q: ArrayLike) -> jax.Array:
         """Generalised gravity ``g(q)`` (inverse dynamics at zero velocity and acceleration).
@@ -142,7 +166,7 @@ class JaxRobotHandle(RobotBase):
         Returns:
           Efforts, shape ``(..., NV)``.
         """
-        return self._call("gravity_forces", (q,))[0]
+        return _autodiff.gravity_forces(self, *self._arrays("gravity_forces", (q,)))
 
     def mass_matrix(self, q: ArrayLike) -> jax.Array:
         """Joint-space mass matrix ``M(q)`` (CRBA).
@@ -153,7 +177,7 @@ class JaxRobotHandle(RobotBase):
         Returns:
           The symmetric positive-definite mass matrix, shape ``(..., NV, NV)``.
         """
-        return self._call("mass_matrix", (q,))[0]
+        return _autodiff.mass_matrix(self, *self._arrays("mass_matrix", (q,)))
 
     def minv(self, q: ArrayLike) -> jax.Array:
         """Inverse mass matrix ``M(q)⁻¹``, computed analytically (no factorisation of ``M``).
@@ -164,7 +188,7 @@ class JaxRobotHandle(RobotBase):
         Returns:
           ``M⁻¹``, shape ``(..., NV, NV)``.
         """
-        return self._call("minv", (q,))[0]
+        return _autodiff.minv(self, *self._arrays("minv", (q,)))
 
     def forward_dynamics(
         self,
@@ -190,11 +214,80 @@ class JaxRobotHandle(RobotBase):
         Raises:
           ValueError: unknown ``method``.
         """
-        if method == "aba":
-            return self._call("aba", (q, qd, tau))[0]
-        if method == "minv":
-            return self._call("forward_dynamics", (q, qd, tau))[0]
-        raise ValueError(f"method must be 'aba' or 'minv'; got {method!r}")
+        if method not in ("aba", "minv"):
+            raise ValueError(f"method must be 'aba' or 'minv'; got {method!r}")
+        kernel = "aba" if method == "aba" else "forward_dynamics"
+        return _autodiff.forward_dynamics(self, method, *self._arrays(kernel, (q, qd, tau)))
+
+    # Derivative kernels ---------------------------------------------------------------------------
+
+    def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> tuple[jax.Array, jax.Array]:
+        """First derivatives of inverse dynamics, from the generated kernel.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+          qdd: acceleration, shape ``(..., NV)``.
+
+        Returns:
+          ``(dtau_dq, dtau_dqd)``, each ``(..., NV, NV)`` with rows indexing ``tau``. ``dtau_dq``'s columns
+          are tangent directions of ``q`` (a free-flyer's body-frame twist ``[v_lin; omega]``, as in ``qd``);
+          ``dtau_dq @ configuration_tangent(q, dq)`` is the change of ``tau`` along a raw ``dq``. The
+          derivative with respect to ``qdd`` is :meth:`mass_matrix`. Not differentiable further.
+        """
+        args = self._arrays("inverse_dynamics_gradient", (q, qd, qdd))
+        dq, dqd = _autodiff.call(self, "inverse_dynamics_gradient", args)
+        return dq, dqd
+
+    def forward_dynamics_derivatives(
+        self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike
+    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """First derivatives of forward dynamics, from the generated kernel.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+          tau: joint efforts, shape ``(..., NV)``.
+
+        Returns:
+          ``(dqdd_dq, dqdd_dqd, minv)``, each ``(..., NV, NV)`` with rows indexing ``qdd``: the derivatives
+          with respect to ``q`` (tangent directions, as in :meth:`inverse_dynamics_derivatives`), ``qd``
+          and ``tau`` (``M(q)⁻¹``). Not differentiable further.
+        """
+        args = self._arrays("forward_dynamics_gradient", (q, qd, tau))
+        dq, dqd, minv = _autodiff.call(self, "forward_dynamics_gradient", args)
+        return dq, dqd, minv
+
+    def frame_jacobians(self, q: ArrayLike) -> jax.Array:
+        """World-aligned Jacobians of every frame: the derivatives of :meth:`frame_poses`.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+
+        Returns:
+          ``(..., NF, 6, NV)``: per frame the rows ``[omega; v]`` of :meth:`frame_jacobian`, columns tangent
+          directions. Along a tangent ``t``, a frame's origin moves by ``v·t`` and its rotation by
+          ``[omega·t]× R``. Not differentiable further.
+        """
+        return _autodiff.call(self, "end_effector_pose_gradient", self._arrays("end_effector_pose_gradient", (q,)))[0]
+
+    def configuration_tangent(self, q: ArrayLike, dq: ArrayLike) -> jax.Array:
+        """Tangent coordinates of a configuration change: the chain rule from raw ``q`` to the kernels'.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          dq: a change of ``q``, shape ``(..., NQ)``.
+
+        Returns:
+          ``(..., NV)``: ``dq`` itself for one-coordinate joints; for a free-flyer ``[x y z qx qy qz qw]``
+          the body-frame twist ``[R(quat)ᵀ dp; 2 Im(conj(quat) ⊗ dquat) / |quat|²]``. Linear in ``dq``: a
+          derivative ``D`` in tangent coordinates gives the change ``D @ configuration_tangent(q, dq)``
+          along a raw ``dq``.
+        """
+        q_arr, dq_arr = self._arrays("frame_poses", (q,))[0], jnp.asarray(dq)
+        if dq_arr.shape != q_arr.shape:
+            raise ValueError(f"dq must have the shape of q, {tuple(q_arr.shape)}; got {tuple(dq_arr.shape)}")
+        return _autodiff.configuration_tangent(self, q_arr, dq_arr.astype(q_arr.dtype))
 
     # Kinematics -----------------------------------------------------------------------------------
 
@@ -209,7 +302,7 @@ class JaxRobotHandle(RobotBase):
           whose columns are the frame axes in world coordinates, and unit quaternions ``(..., NF, 4)``
           ordered ``(x, y, z, w)`` with ``w >= 0``. The frame axis follows :attr:`frame_names`.
         """
-        pos, rot, quat = self._call("frame_poses", (q,))
+        pos, rot, quat = _autodiff.frame_poses(self, *self._arrays("frame_poses", (q,)))
         return pos, rot, quat
 
     def end_effector_pose(self, q: ArrayLike, frame: str | int) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -246,4 +339,4 @@ class JaxRobotHandle(RobotBase):
           ValueError: unknown frame name or index out of range.
         """
         index = self.frame_index(frame)
-        return self._call("frame_jacobian", (q,), frame=index)[0]
+        return _autodiff.call(self, "frame_jacobian", self._arrays("frame_jacobian", (q,)), frame=index)[0]

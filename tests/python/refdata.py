@@ -12,7 +12,8 @@ within the position limits, random unit quaternion for a free-flyer), qd ~ N(0, 
 LARGE_VELOCITY_FROM samples and N(0, 10²) for the rest (large velocities), qdd ~ N(0, 3²), tau ~ N(0, 10²).
 
 Outputs per sample: the six dynamics methods (``conventions.dynamics``), the pose and world-aligned
-Jacobian of every link frame (``conventions.kinematics``, frames in URDF link order), the gravity-dependent
+Jacobian of every link frame (``conventions.kinematics``, frames in URDF link order), the first-order
+derivatives of RNEA and ABA (``conventions.dynamics_derivatives``), the gravity-dependent
 methods again under CUSTOM_GRAVITY, and Pinocchio's joint limits in our layout.
 """
 
@@ -35,7 +36,7 @@ import conventions  # noqa: E402  (imports no Pinocchio by itself)
 
 ROBOTS_FILE = HERE / "robots.json"
 REFERENCE_ENV = "GRID_RBD_REFERENCE_DIR"
-FORMAT_VERSION = 1  # bump when the stored fields change
+FORMAT_VERSION = 2  # bump when the stored fields change
 
 NUM_SAMPLES = 6
 LARGE_VELOCITY_FROM = 3  # samples from this index on have qd ~ N(0, 10²)
@@ -44,6 +45,9 @@ INPUTS = ("q", "qd", "qdd", "tau")
 # Pinocchio outputs, keyed by the method of the handle that must reproduce them.
 DYNAMICS = ("inverse_dynamics", "bias_forces", "gravity_forces", "mass_matrix", "minv", "forward_dynamics")
 KINEMATICS = ("pos", "rot", "quat", "jacobian")
+# Pinocchio's first-order derivatives (computeRNEADerivatives at (q, qd, qdd), computeABADerivatives at
+# (q, qd, tau)), in tangent coordinates
+DERIVATIVES = ("rnea_dq", "rnea_dqd", "aba_dq", "aba_dqd")
 # the gravity-dependent methods again under another gravity (x and y components non-zero)
 CUSTOM_GRAVITY = (1.5, -2.5, -7.0)
 CUSTOM = ("inverse_dynamics", "bias_forces", "gravity_forces", "forward_dynamics")
@@ -98,7 +102,7 @@ def compute(robot: conventions.Robot) -> Reference:
 
     rng = np.random.default_rng(robot.seed)
     inputs: dict[str, list[np.ndarray]] = {k: [] for k in INPUTS}
-    outputs: dict[str, list[np.ndarray]] = {k: [] for k in DYNAMICS + KINEMATICS + CUSTOM_KEYS}
+    outputs: dict[str, list[np.ndarray]] = {k: [] for k in DYNAMICS + KINEMATICS + DERIVATIVES + CUSTOM_KEYS}
     for s in range(NUM_SAMPLES):
         q = conventions.sample_q(model, rng)
         qd = rng.normal(0.0, 10.0 if s >= LARGE_VELOCITY_FROM else 1.0, nv)
@@ -109,6 +113,8 @@ def compute(robot: conventions.Robot) -> Reference:
         for k, v in conventions.dynamics(model, data, q, qd, qdd, tau).items():
             outputs[k].append(v)
         for k, v in conventions.kinematics(model, data, frames, q).items():
+            outputs[k].append(v)
+        for k, v in conventions.dynamics_derivatives(model, data, q, qd, qdd, tau).items():
             outputs[k].append(v)
         model.gravity.linear = np.array(CUSTOM_GRAVITY)
         custom = conventions.dynamics(model, data, q, qd, qdd, tau)
@@ -193,7 +199,7 @@ def load(robot: conventions.Robot, folder: Path) -> Reference:
         joint_names=[str(n) for n in got["joint_names"]],
         frame_names=[str(n) for n in got["frame_names"]],
         inputs={k: got[f"in_{k}"] for k in INPUTS},
-        outputs={k: got[f"out_{k}"] for k in DYNAMICS + KINEMATICS + CUSTOM_KEYS},
+        outputs={k: got[f"out_{k}"] for k in DYNAMICS + KINEMATICS + DERIVATIVES + CUSTOM_KEYS},
         limits={k[len("limit_"):]: v for k, v in got.items() if k.startswith("limit_")},
     )
 

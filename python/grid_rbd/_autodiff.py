@@ -1,0 +1,280 @@
+"""Differentiation rules of the JAX handle: every derivative comes from a generated derivative kernel.
+
+Each differentiable method is a :func:`jax.custom_jvp` whose rule calls the robot's derivative kernels on
+the primal inputs and contracts their outputs with the tangents. The contractions are linear in the
+tangents, so JAX transposes them for reverse mode (``grad``, ``vjp``, ``jacrev``) and batches them under
+``vmap``; no dynamics are re-traced in JAX.
+
+Derivatives with respect to ``q`` are taken in tangent coordinates by the kernels. The rules map a raw
+configuration tangent ``dq`` (shape ``NQ``) to tangent coordinates (shape ``NV``) first, with
+:func:`configuration_tangent`: the identity for one-coordinate joints, and for a free-flyer
+``[x y z qx qy qz qw]`` the body-frame twist ``[Rᵀ·dp; 2·Im(conj(quat) ⊗ dquat) / |quat|²]``. The kernels
+read the rotation of ``quat / |quat|``, so this chain rule is exact for any non-zero quaternion and a radial
+``dquat`` has no effect.
+
+Second derivatives (a ``jvp`` of a derivative kernel) need the second-order kernels, which the robot's build
+does not provide yet: they raise :class:`NotImplementedError` naming the kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import jax
+import jax.numpy as jnp
+from jax.custom_derivatives import SymbolicZero
+
+if TYPE_CHECKING:
+    from .jax import JaxRobotHandle
+
+__all__ = [
+    "bias_forces",
+    "call",
+    "configuration_tangent",
+    "forward_dynamics",
+    "frame_poses",
+    "gravity_forces",
+    "inverse_dynamics",
+    "mass_matrix",
+    "minv",
+]
+
+
+def _is_zero(t: Any) -> bool:
+    return isinstance(t, SymbolicZero)
+
+
+def _mv(a: jax.Array, x: jax.Array) -> jax.Array:
+    """Batched matrix-vector product over leading dimensions: a (..., m, n), x (..., n) -> (..., m)."""
+    return jnp.einsum("...ij,...j->...i", a, x)
+
+
+def _sum(terms: Sequence[jax.Array | None], like: jax.ShapeDtypeStruct) -> jax.Array:
+    present = [t for t in terms if t is not None]
+    if not present:
+        return jnp.zeros(like.shape, like.dtype)
+    out = present[0]
+    for t in present[1:]:
+        out = out + t
+    return out
+
+
+def _quat_mul(a: jax.Array, b: jax.Array) -> jax.Array:
+    """Hamilton product of quaternions stored (x, y, z, w) in the last axis."""
+    av, aw = a[..., :3], a[..., 3:]
+    bv, bw = b[..., :3], b[..., 3:]
+    vec = aw * bv + bw * av + jnp.cross(av, bv)
+    w = aw * bw - jnp.sum(av * bv, axis=-1, keepdims=True)
+    return jnp.concatenate([vec, w], axis=-1)
+
+
+def _rotation(quat: jax.Array) -> jax.Array:
+    """Rotation matrix (body to world) of quat / |quat|, quat (x, y, z, w)."""
+    x, y, z, w = (quat[..., k] for k in range(4))
+    s = 2.0 / jnp.sum(quat * quat, axis=-1)
+    rows = [
+        [1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)],
+        [s * (x * y + z * w), 1 - s * (x * x + z * z), s * (y * z - x * w)],
+        [s * (x * z - y * w), s * (y * z + x * w), 1 - s * (x * x + y * y)],
+    ]
+    return jnp.stack([jnp.stack(r, axis=-1) for r in rows], axis=-2)
+
+
+def configuration_tangent(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array) -> jax.Array:
+    """Maps a raw configuration tangent ``dq`` (..., NQ) at ``q`` to tangent coordinates (..., NV).
+
+    Linear in ``dq``. One-coordinate joints pass through; a free-flyer's block becomes its body-frame
+    twist ``[v_lin; ω]`` with ``v_lin = Rᵀ·dp`` and ``ω = 2·Im(conj(quat) ⊗ dquat) / |quat|²``.
+    """
+    pieces: list[jax.Array] = []
+    for joint in handle._robot.metadata.joints:
+        qi = joint.q_index
+        if joint.nq == 1:
+            pieces.append(dq[..., qi : qi + 1])
+            continue
+        quat = q[..., qi + 3 : qi + 7]
+        rot = _rotation(quat)
+        v_lin = jnp.einsum("...ji,...j->...i", rot, dq[..., qi : qi + 3])
+        conj = quat * jnp.array([-1.0, -1.0, -1.0, 1.0], dtype=quat.dtype)
+        norm2 = jnp.sum(quat * quat, axis=-1, keepdims=True)
+        omega = 2.0 * _quat_mul(conj, dq[..., qi + 3 : qi + 7])[..., :3] / norm2
+        pieces.extend([v_lin, omega])
+    return jnp.concatenate(pieces, axis=-1)
+
+
+def _kernel(handle: JaxRobotHandle, algorithm: str, *args: Any, frame: int | None = None) -> list[jax.Array]:
+    """A kernel's outputs; differentiating them (a second derivative) raises NotImplementedError."""
+    return list(_first_order_only(handle, algorithm, frame, *args))
+
+
+def _first_order_only_impl(
+    handle: JaxRobotHandle, algorithm: str, frame: int | None, *args: Any
+) -> tuple[jax.Array, ...]:
+    return tuple(handle._call(algorithm, args, frame=frame))
+
+
+_first_order_only = jax.custom_jvp(_first_order_only_impl, nondiff_argnums=(0, 1, 2))
+
+
+@_first_order_only.defjvp
+def _first_order_only_jvp(
+    handle: JaxRobotHandle, algorithm: str, frame: int | None, primals: Any, tangents: Any
+) -> Any:
+    raise NotImplementedError(
+        f"grid_rbd: differentiating the {algorithm} kernel of robot {handle.name!r} (a second derivative, "
+        "or a derivative of a derivative kernel) needs second-order kernels, which this build does not "
+        "provide. First derivatives of the dynamics and kinematics methods (grad, jacfwd, jacrev, jvp, vjp) "
+        "are supported; for second derivatives use finite differences of them."
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Differentiable methods
+
+
+def _inverse_dynamics_impl(handle: JaxRobotHandle, q: jax.Array, qd: jax.Array, qdd: jax.Array) -> jax.Array:
+    return _kernel(handle, "inverse_dynamics", q, qd, qdd)[0]
+
+
+def _inverse_dynamics_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    q, qd, qdd = primals
+    dq, dqd, dqdd = tangents
+    tau = _inverse_dynamics_impl(handle, q, qd, qdd)
+    terms: list[jax.Array | None] = []
+    if not (_is_zero(dq) and _is_zero(dqd)):
+        dtau_dq, dtau_dqd = _kernel(handle, "inverse_dynamics_gradient", q, qd, qdd)
+        if not _is_zero(dq):
+            terms.append(_mv(dtau_dq, configuration_tangent(handle, q, dq)))
+        if not _is_zero(dqd):
+            terms.append(_mv(dtau_dqd, dqd))
+    if not _is_zero(dqdd):
+        terms.append(_mv(_kernel(handle, "mass_matrix", q)[0], dqdd))
+    return tau, _sum(terms, tau)
+
+
+def _bias_forces_impl(handle: JaxRobotHandle, q: jax.Array, qd: jax.Array) -> jax.Array:
+    return _kernel(handle, "bias_forces", q, qd)[0]
+
+
+def _bias_forces_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    q, qd = primals
+    dq, dqd = tangents
+    tau = _bias_forces_impl(handle, q, qd)
+    dtau_dq, dtau_dqd = _kernel(handle, "inverse_dynamics_gradient", q, qd, jnp.zeros_like(qd))
+    terms: list[jax.Array | None] = []
+    if not _is_zero(dq):
+        terms.append(_mv(dtau_dq, configuration_tangent(handle, q, dq)))
+    if not _is_zero(dqd):
+        terms.append(_mv(dtau_dqd, dqd))
+    return tau, _sum(terms, tau)
+
+
+def _gravity_forces_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
+    return _kernel(handle, "gravity_forces", q)[0]
+
+
+def _gravity_forces_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    (q,) = primals
+    (dq,) = tangents
+    tau = _gravity_forces_impl(handle, q)
+    zero = jnp.zeros(q.shape[:-1] + (handle.nv,), q.dtype)
+    dtau_dq, _ = _kernel(handle, "inverse_dynamics_gradient", q, zero, zero)
+    return tau, _mv(dtau_dq, configuration_tangent(handle, q, dq))
+
+
+def _mass_matrix_directional(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array) -> jax.Array:
+    """dM = Σ_k ∂M/∂θ_k · δθ_k. Column j of M is RNEA(q, 0, e_j) without gravity, so ∂M[:, j]/∂θ is the
+    ∂τ/∂q of inverse_dynamics_gradient at (q, 0, e_j), gravity zero: one batch of NV samples."""
+    nv = handle.nv
+    lead = q.shape[:-1]
+    qs = jnp.broadcast_to(q[..., None, :], lead + (nv, q.shape[-1]))
+    zeros = jnp.zeros(lead + (nv, nv), q.dtype)
+    units = jnp.broadcast_to(jnp.eye(nv, dtype=q.dtype), lead + (nv, nv))
+    weightless = handle.with_gravity((0.0, 0.0, 0.0))
+    dcols, _ = _kernel(weightless, "inverse_dynamics_gradient", qs, zeros, units)  # (..., j, i, k)
+    theta = configuration_tangent(handle, q, dq)
+    return jnp.einsum("...jik,...k->...ij", dcols, theta)
+
+
+def _mass_matrix_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
+    return _kernel(handle, "mass_matrix", q)[0]
+
+
+def _mass_matrix_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    (q,) = primals
+    (dq,) = tangents
+    return _mass_matrix_impl(handle, q), _mass_matrix_directional(handle, q, dq)
+
+
+def _minv_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
+    return _kernel(handle, "minv", q)[0]
+
+
+def _minv_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    (q,) = primals
+    (dq,) = tangents
+    minv = _minv_impl(handle, q)
+    dm = _mass_matrix_directional(handle, q, dq)
+    return minv, -minv @ dm @ minv
+
+
+def _forward_dynamics_impl(handle: JaxRobotHandle, method: str, q: jax.Array, qd: jax.Array, tau: jax.Array) -> jax.Array:
+    return _kernel(handle, "aba" if method == "aba" else "forward_dynamics", q, qd, tau)[0]
+
+
+def _forward_dynamics_jvp(handle: JaxRobotHandle, method: str, primals: Any, tangents: Any) -> Any:
+    q, qd, tau = primals
+    dq, dqd, dtau = tangents
+    qdd = _forward_dynamics_impl(handle, method, q, qd, tau)
+    dqdd_dq, dqdd_dqd, minv = _kernel(handle, "forward_dynamics_gradient", q, qd, tau)
+    terms: list[jax.Array | None] = []
+    if not _is_zero(dq):
+        terms.append(_mv(dqdd_dq, configuration_tangent(handle, q, dq)))
+    if not _is_zero(dqd):
+        terms.append(_mv(dqdd_dqd, dqd))
+    if not _is_zero(dtau):
+        terms.append(_mv(minv, dtau))
+    return qdd, _sum(terms, qdd)
+
+
+def _frame_poses_impl(handle: JaxRobotHandle, q: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    pos, rot, quat = _kernel(handle, "frame_poses", q)
+    return pos, rot, quat
+
+
+def _frame_poses_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    (q,) = primals
+    (dq,) = tangents
+    pos, rot, quat = _frame_poses_impl(handle, q)
+    (jac,) = _kernel(handle, "end_effector_pose_gradient", q)  # (..., NF, 6, NV), rows [ω; v]
+    theta = configuration_tangent(handle, q, dq)
+    twist = jnp.einsum("...frk,...k->...fr", jac, theta)
+    omega, vel = twist[..., :3], twist[..., 3:]
+    # dR = [ω]× R (world-frame angular velocity); dquat = ½ (ω, 0) ⊗ quat
+    drot = jnp.cross(omega[..., :, None, :], jnp.swapaxes(rot, -1, -2), axis=-1)
+    drot = jnp.swapaxes(drot, -1, -2)
+    omega_quat = jnp.concatenate([omega, jnp.zeros_like(omega[..., :1])], axis=-1)
+    dquat = 0.5 * _quat_mul(omega_quat, quat)
+    return (pos, rot, quat), (vel, drot, dquat)
+
+
+def _defjvp(impl: Callable[..., Any], rule: Callable[..., Any], nondiff: tuple[int, ...]) -> Any:
+    f = jax.custom_jvp(impl, nondiff_argnums=nondiff)
+    f.defjvp(rule, symbolic_zeros=True)
+    return f
+
+
+inverse_dynamics = _defjvp(_inverse_dynamics_impl, _inverse_dynamics_jvp, (0,))
+bias_forces = _defjvp(_bias_forces_impl, _bias_forces_jvp, (0,))
+gravity_forces = _defjvp(_gravity_forces_impl, _gravity_forces_jvp, (0,))
+mass_matrix = _defjvp(_mass_matrix_impl, _mass_matrix_jvp, (0,))
+minv = _defjvp(_minv_impl, _minv_jvp, (0,))
+forward_dynamics = _defjvp(_forward_dynamics_impl, _forward_dynamics_jvp, (0, 1))
+frame_poses = _defjvp(_frame_poses_impl, _frame_poses_jvp, (0,))
+
+
+
+def call(handle: JaxRobotHandle, algorithm: str, args: Sequence[Any], frame: int | None = None) -> list[jax.Array]:
+    """A kernel call that is not differentiable: a derivative through it raises NotImplementedError."""
+    return _kernel(handle, algorithm, *args, frame=frame)
