@@ -11,9 +11,8 @@ func emitForwardDynamicsGradient(g *gen) {
 	var a arena
 	sU := a.alloc("s_u", nv, "bias forces, then tau − bias")
 	sQdd := a.alloc("s_qdd", nv, "joint accelerations")
-	sDq := a.alloc("s_dtau_dq", nv*nv, "∂τ/∂q at (q, qd, qdd)")
-	sDqd := a.alloc("s_dtau_dqd", nv*nv, "∂τ/∂qd at (q, qd, qdd)")
-	sInner := a.alloc("s_inner", max(rneaTemp, minvTemp, gradTemp), "scratch of the inners called in turn")
+	sInner := a.alloc("s_inner", max(rneaTemp, minvTemp, gradTemp, 2*nv*nv),
+		"scratch of the inners called in turn, then −M⁻¹·∂τ before it is copied to the outputs")
 
 	g.innerDoc("Derivatives of forward dynamics qdd = M(q)⁻¹ (τ − C(q, qd)·qd − g(q)).", a.size,
 		"  s_dqdd_dq  out: [NV×NV] ∂qdd/∂q, row-major, column = tangent direction of q (free-flyer: its",
@@ -40,16 +39,21 @@ func emitForwardDynamicsGradient(g *gen) {
 			w.line("%s[k] = s;", sQdd)
 		})
 		w.sync()
-		w.line("inverse_dynamics_gradient_inner<T>(%s, %s, s_q, s_qd, %s, %s, gravity);", sDq, sDqd, sQdd, sInner)
-		w.comment("∂qdd = −M⁻¹ ∂τ, both blocks at once: entry (row, col) of block b")
+		w.comment("∂τ lands in the outputs, whose shared memory a separate ∂τ buffer would double on large robots")
+		w.line("inverse_dynamics_gradient_inner<T>(s_dqdd_dq, s_dqdd_dqd, s_q, s_qd, %s, %s, gravity);", sQdd, sInner)
+		w.comment("∂qdd = −M⁻¹ ∂τ into the scratch, both blocks at once (entry (row, col) of block b), then copied back")
 		w.blockStride("e", 2*nv*nv, func() {
 			w.line("const int b = int(e) / (NV * NV);")
 			w.line("const int row = (int(e) / NV) %% NV;")
 			w.line("const int col = int(e) %% NV;")
-			w.line("const T* dtau = b == 0 ? %s : %s;", sDq, sDqd)
+			w.line("const T* dtau = b == 0 ? s_dqdd_dq : s_dqdd_dqd;")
 			w.line("T s = T(0);")
 			w.line("for (int j = 0; j < NV; ++j) s += s_Minv[row * NV + j] * dtau[j * NV + col];")
-			w.line("(b == 0 ? s_dqdd_dq : s_dqdd_dqd)[row * NV + col] = -s;")
+			w.line("%s[e] = -s;", sInner)
+		})
+		w.sync()
+		w.blockStride("e", 2*nv*nv, func() {
+			w.line("(e < NV * NV ? s_dqdd_dq : s_dqdd_dqd - NV * NV)[e] = %s[e];", sInner)
 		})
 		w.sync()
 	})

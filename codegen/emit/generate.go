@@ -48,6 +48,7 @@ var algorithms = []func(g *gen){
 	emitABA,
 	emitForwardDynamicsGradient,
 	emitEndEffectorPoseGradient,
+	emitEndEffectorPoseHessian,
 }
 
 // Generate emits the header and metadata of a robot.

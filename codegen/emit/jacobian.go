@@ -107,3 +107,68 @@ func emitEndEffectorPoseGradient(g *gen) {
 		temp:    a.size,
 	})
 }
+
+// emitEndEffectorPoseHessian writes end_effector_pose_hessian_inner and its ladder: the derivative of one
+// frame's world-aligned Jacobian along every tangent direction, the second-order kinematics of its pose.
+// With J's columns [ω_c; v_c] taken at the frame origin, moving along column k turns the columns of its
+// joint and the joints below by J_k × (a spatial cross product) and moves the origin by v_k, which leaves
+// ∂J_c/∂θ_k = [ω_k × ω_c; ω_k × v_c] when k's joint is c's or one of its ancestors, and [0; ω_c × v_k]
+// otherwise.
+func emitEndEffectorPoseHessian(g *gen) {
+	r, w := g.r, g.w
+	nb := len(r.Joints)
+	nv := r.NV
+	var a arena
+	sX := a.alloc("s_X", 12*nb, "joint transforms (E, r), parent to body")
+	sW := a.alloc("s_W", 12*nb, "body transforms (E, r), world to body")
+	sJ := a.alloc("s_J", 6*nv, "the frame's Jacobian, rows [ω; v]")
+
+	g.innerDoc("Derivative of one frame's world-aligned Jacobian along every tangent direction.", a.size,
+		"  s_H   out: [6, NV, NV] row-major: s_H[(r·NV + c)·NV + k] = ∂J[r][c]/∂θ_k, θ_k a tangent direction",
+		"             of q (free-flyer: its body-frame twist, as the velocity)",
+		"  s_q   in:  [NQ] configuration",
+		"  frame:     frame index, 0 <= frame < NF")
+	w.line("constexpr int END_EFFECTOR_POSE_HESSIAN_INNER_TEMP = %d;", a.size)
+	w.line("template <typename T>")
+	w.block("GLASS_DEVICE void end_effector_pose_hessian_inner(T* s_H, const T* s_q, T* s_temp, int frame)", func() {
+		a.declare(w)
+		g.emitTransforms(sX, "s_q")
+		g.emitWorldTransforms(sX, sW)
+		w.blockStride("c", nv, func() {
+			g.emitJacobianColumn(sW, "frame", "int(c)", sJ+" + c")
+		})
+		w.sync()
+		w.comment("one (column c, direction k) pair per iteration")
+		w.blockStride("e", nv*nv, func() {
+			w.line("const int c = int(e) / NV;")
+			w.line("const int k = int(e) %% NV;")
+			w.line("int jc = 0, jk = 0;")
+			w.line("for (int j = 1; j < NB; ++j) { jc = robot::v_index[j] <= c ? j : jc; jk = robot::v_index[j] <= k ? j : jk; }")
+			w.line("bool turns = false;")
+			w.line("for (int x = jc; x >= 0 && !turns; x = robot::parent[x]) turns = x == jk;")
+			w.line("T d[6];")
+			w.block("if (turns)", func() {
+				w.line("vec3_cross<T>(%s + k, NV, %s + c, NV, d);", sJ, sJ)
+				w.line("vec3_cross<T>(%s + k, NV, %s + 3 * NV + c, NV, d + 3);", sJ, sJ)
+			}, " else {")
+			w.indent++
+			w.line("d[0] = d[1] = d[2] = T(0);")
+			w.line("vec3_cross<T>(%s + c, NV, %s + 3 * NV + k, NV, d + 3);", sJ, sJ)
+			w.indent--
+			w.line("}")
+			w.line("for (int row = 0; row < 6; ++row) s_H[(row * NV + c) * NV + k] = d[row];")
+		})
+		w.sync()
+	})
+	w.blank()
+	g.add(&entry{
+		name: "end_effector_pose_hessian",
+		doc:  "Second-order kinematics of one frame: the derivative of its world-aligned Jacobian along every tangent direction.",
+		outputs: []buffer{{name: "H", size: 6 * nv * nv, shape: []int{6, nv, nv},
+			doc: "H[r][c][k] = dJ[r][c]/dtheta_k, J's rows [omega; v]"}},
+		inputs: []buffer{{name: "q", size: r.NQ, doc: "configuration"}},
+		frame:  true,
+		inner:  "end_effector_pose_hessian_inner<T>",
+		temp:   a.size,
+	})
+}

@@ -108,6 +108,14 @@ func Reference(r *model.Robot, algo string, s Sample, frame int) ([][]float64, e
 	case "forward_dynamics_gradient":
 		dq, dqd, minv := ref.ABADerivatives(r, s.Q, s.QD, s.Tau)
 		return [][]float64{rowMajor(dq), rowMajor(dqd), rowMajor(minv)}, nil
+	case "end_effector_pose_hessian":
+		var h []float64
+		for _, row := range ref.FrameJacobianDerivative(r, s.Q, frame) {
+			for _, col := range row {
+				h = append(h, col...)
+			}
+		}
+		return [][]float64{h}, nil
 	case "end_effector_pose_gradient":
 		var j []float64
 		for f := range r.Frames {

@@ -176,3 +176,28 @@ func TestJacobiansMatchFiniteDifferences(t *testing.T) {
 func col3(j [][]float64, row, c int) string {
 	return fmt.Sprintf("%.6g %.6g %.6g", j[row][c], j[row+1][c], j[row+2][c])
 }
+
+func TestJacobianDerivativesMatchFiniteDifferences(t *testing.T) {
+	const h = 1e-6
+	for name, r := range testModels(t) {
+		q := randomStates(r, 3)[0].q
+		for f := range r.Frames {
+			d := FrameJacobianDerivative(r, q, f)
+			for k := 0; k < r.NV; k++ {
+				e := make([]float64, r.NV)
+				e[k] = 1
+				plus := FrameJacobian(r, r.Integrate(q, e, h), f)
+				minus := FrameJacobian(r, r.Integrate(q, e, -h), f)
+				for row := 0; row < 6; row++ {
+					for c := 0; c < r.NV; c++ {
+						want := (plus[row][c] - minus[row][c]) / (2 * h)
+						if diff := math.Abs(d[row][c][k] - want); diff > 1e-6*math.Max(1, math.Abs(want)) {
+							t.Fatalf("%s frame %s: ∂J[%d][%d]/∂θ_%d = %.9g, finite differences %.9g", name,
+								r.Frames[f].Name, row, c, k, d[row][c][k], want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

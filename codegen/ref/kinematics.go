@@ -100,3 +100,64 @@ func FrameJacobian(r *model.Robot, q []float64, f int) [][]float64 {
 	}
 	return jac
 }
+
+// FrameJacobianDerivative returns the derivative of frame f's world-aligned Jacobian along every tangent
+// direction at q: d[r][c][k] = ∂J[r][c]/∂θ_k (r of [ω; v], c a velocity coordinate, k a tangent direction
+// as in RNEADerivatives). With S_c a column's motion at the world origin and p the frame origin,
+// J_c = [ω_c; v_c + ω_c × p]. Moving along column k of an ancestor-or-same joint turns S_c by S_k ×
+// (∂S_c/∂θ_k = S_k × S_c), and moves p by the point velocity v_k + ω_k × p of every supporting column.
+func FrameJacobianDerivative(r *model.Robot, q []float64, f int) [][][]float64 {
+	bodies := BodyTransforms(r, q)
+	d := make([][][]float64, 6)
+	for k := range d {
+		d[k] = make([][]float64, r.NV)
+		for c := range d[k] {
+			d[k][c] = make([]float64, r.NV)
+		}
+	}
+	frame := r.Frames[f]
+	if frame.Joint < 0 {
+		return d
+	}
+	_, p := bodies[frame.Joint].Then(frame.Placement).Pose()
+	// world motion at the origin and the owning joint of every supporting column
+	type column struct {
+		s     spatial.Motion
+		joint int
+	}
+	var cols []column
+	index := map[int]int{}
+	for _, a := range r.Ancestors[frame.Joint] {
+		j := &r.Joints[a]
+		for c, s := range j.Subspace() {
+			index[j.V+c] = len(cols)
+			cols = append(cols, column{bodies[a].InvApplyMotion(s), a})
+		}
+	}
+	isAncestorOrSame := func(a, b int) bool {
+		for _, x := range r.Ancestors[b] {
+			if x == a {
+				return true
+			}
+		}
+		return false
+	}
+	for vc, ic := range index {
+		sc := cols[ic].s
+		for vk, ik := range index {
+			sk := cols[ik].s
+			dp := sk.Lin().Add(sk.Ang().Cross(p))
+			var ds spatial.Motion
+			if isAncestorOrSame(cols[ik].joint, cols[ic].joint) {
+				ds = sk.CrossMotion(sc)
+			}
+			w := ds.Ang()
+			v := ds.Lin().Add(w.Cross(p)).Add(sc.Ang().Cross(dp))
+			for k := 0; k < 3; k++ {
+				d[k][vc][vk] = w[k]
+				d[3+k][vc][vk] = v[k]
+			}
+		}
+	}
+	return d
+}

@@ -33,6 +33,7 @@ __all__ = [
     "call",
     "configuration_tangent",
     "forward_dynamics",
+    "frame_jacobian",
     "frame_poses",
     "gravity_forces",
     "inverse_dynamics",
@@ -259,6 +260,18 @@ def _frame_poses_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any
     return (pos, rot, quat), (vel, drot, dquat)
 
 
+def _frame_jacobian_impl(handle: JaxRobotHandle, frame: int, q: jax.Array) -> jax.Array:
+    return _kernel(handle, "frame_jacobian", q, frame=frame)[0]
+
+
+def _frame_jacobian_jvp(handle: JaxRobotHandle, frame: int, primals: Any, tangents: Any) -> Any:
+    (q,) = primals
+    (dq,) = tangents
+    jac = _frame_jacobian_impl(handle, frame, q)
+    (hess,) = _kernel(handle, "end_effector_pose_hessian", q, frame=frame)  # (..., 6, NV, NV)
+    return jac, jnp.einsum("...rck,...k->...rc", hess, configuration_tangent(handle, q, dq))
+
+
 def _defjvp(impl: Callable[..., Any], rule: Callable[..., Any], nondiff: tuple[int, ...]) -> Any:
     f = jax.custom_jvp(impl, nondiff_argnums=nondiff)
     f.defjvp(rule, symbolic_zeros=True)
@@ -272,6 +285,7 @@ mass_matrix = _defjvp(_mass_matrix_impl, _mass_matrix_jvp, (0,))
 minv = _defjvp(_minv_impl, _minv_jvp, (0,))
 forward_dynamics = _defjvp(_forward_dynamics_impl, _forward_dynamics_jvp, (0, 1))
 frame_poses = _defjvp(_frame_poses_impl, _frame_poses_jvp, (0,))
+frame_jacobian = _defjvp(_frame_jacobian_impl, _frame_jacobian_jvp, (0, 1))
 
 
 

@@ -15,14 +15,15 @@ Every method accepts any number of leading batch dimensions (the same on every a
 
 The dynamics and kinematics methods are differentiable (``jax.grad``, ``jacfwd``, ``jacrev``, ``jvp``,
 ``vjp``, also under ``jit`` and ``vmap``) through the robot's generated derivative kernels, never by
-tracing the dynamics in JAX; see :mod:`grid_rbd._autodiff` for the rules. Derivatives with respect to a
+tracing the dynamics in JAX (:meth:`JaxRobotHandle.frame_jacobian` through the second-order kinematics
+kernel); see :mod:`grid_rbd._autodiff` for the rules. Derivatives with respect to a
 free-flyer's quaternion follow the chain rule through its normalisation: the kernels use the rotation of
 ``quat / |quat|``, so a radial change of the quaternion changes nothing. The derivative kernels are public
 too (:meth:`JaxRobotHandle.inverse_dynamics_derivatives`, :meth:`JaxRobotHandle.forward_dynamics_derivatives`,
 :meth:`JaxRobotHandle.frame_jacobians`); their results are in tangent coordinates, which
-:meth:`JaxRobotHandle.configuration_tangent` relates to ``q``. Second derivatives (``hessian``, a ``grad``
-of a ``grad``) and derivatives of :meth:`JaxRobotHandle.frame_jacobian` need second-order kernels that
-this version does not build; they raise :class:`NotImplementedError`.
+:meth:`JaxRobotHandle.configuration_tangent` relates to ``q``. Second derivatives of the dynamics (``hessian``,
+a ``grad`` of a ``grad``) need second-order dynamics kernels that this version does not build; they raise
+:class:`NotImplementedError`.
 """
 
 from __future__ import annotations
@@ -271,6 +272,22 @@ class JaxRobotHandle(RobotBase):
         """
         return _autodiff.call(self, "end_effector_pose_gradient", self._arrays("end_effector_pose_gradient", (q,)))[0]
 
+    def frame_jacobian_derivatives(self, q: ArrayLike, frame: str | int) -> jax.Array:
+        """Second-order kinematics of one frame: the derivative of :meth:`frame_jacobian` along every tangent
+        direction, from the generated kernel.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          frame: a frame name from :attr:`frame_names` or an index; static.
+
+        Returns:
+          ``(..., 6, NV, NV)`` with ``[..., r, c, k] = ∂J[r, c] / ∂θ_k`` for tangent directions ``θ_k`` of ``q``
+          (see :meth:`configuration_tangent`). Not differentiable further.
+        """
+        index = self.frame_index(frame)
+        args = self._arrays("end_effector_pose_hessian", (q,))
+        return _autodiff.call(self, "end_effector_pose_hessian", args, frame=index)[0]
+
     def configuration_tangent(self, q: ArrayLike, dq: ArrayLike) -> jax.Array:
         """Tangent coordinates of a configuration change: the chain rule from raw ``q`` to the kernels'.
 
@@ -339,4 +356,4 @@ class JaxRobotHandle(RobotBase):
           ValueError: unknown frame name or index out of range.
         """
         index = self.frame_index(frame)
-        return _autodiff.call(self, "frame_jacobian", self._arrays("frame_jacobian", (q,)), frame=index)[0]
+        return _autodiff.frame_jacobian(self, index, *self._arrays("frame_jacobian", (q,)))
