@@ -49,6 +49,7 @@ var algorithms = []func(g *gen){
 	emitForwardDynamicsGradient,
 	emitEndEffectorPoseGradient,
 	emitEndEffectorPoseHessian,
+	emitIDSVASO,
 }
 
 // Generate emits the header and metadata of a robot.

@@ -27,6 +27,9 @@ type entry struct {
 	inner string
 	// temp is the inner's scratch size in elements.
 	temp int
+	// globalOutputs has the inner write the outputs straight to the caller's memory (global memory on the
+	// GPU) instead of shared memory: for outputs too large for it, such as NV³ second-derivative tensors.
+	globalOutputs bool
 }
 
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
@@ -34,10 +37,20 @@ func (e *entry) upper() string { return strings.ToUpper(e.name) }
 // smem is the per-block shared memory of _device and _kernel, in elements.
 func (e *entry) smem() int {
 	n := e.temp
-	for _, b := range append(append([]buffer(nil), e.inputs...), e.outputs...) {
+	for _, b := range e.sharedBuffers() {
 		n += b.size
 	}
 	return n
+}
+
+// sharedBuffers are the buffers _device stages in shared memory: the inputs, and the outputs unless the
+// inner writes them to global memory.
+func (e *entry) sharedBuffers() []buffer {
+	bs := append([]buffer(nil), e.inputs...)
+	if !e.globalOutputs {
+		bs = append(bs, e.outputs...)
+	}
+	return bs
 }
 
 // params lists the by-value parameters after the buffers (gravity, frame), with and without types.
@@ -103,15 +116,26 @@ func emitLadder(w *writer, e *entry) {
 
 	// _device: one sample, global memory in and out, caller-provided shared memory.
 	w.line("/// %s", e.doc)
-	w.line("/// One sample, block-cooperative: copies the inputs from global memory into s_mem, runs the inner and")
-	w.line("/// copies the outputs back. s_mem holds %s_DEVICE_SMEM_BYTES<T>() bytes of shared memory.", up)
+	if e.globalOutputs {
+		w.line("/// One sample, block-cooperative: copies the inputs from global memory into s_mem and runs the inner,")
+		w.line("/// which writes the outputs straight to global memory. s_mem holds %s_DEVICE_SMEM_BYTES<T>() bytes", up)
+		w.line("/// of shared memory.")
+	} else {
+		w.line("/// One sample, block-cooperative: copies the inputs from global memory into s_mem, runs the inner and")
+		w.line("/// copies the outputs back. s_mem holds %s_DEVICE_SMEM_BYTES<T>() bytes of shared memory.", up)
+	}
 	e.bufferDocs(w, "d_", "")
 	w.line("template <typename T>")
 	w.block(fmt.Sprintf("GLASS_DEVICE void %s_device(%s, T* s_mem)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		off := 0
-		for _, b := range append(append([]buffer(nil), e.inputs...), e.outputs...) {
+		for _, b := range e.sharedBuffers() {
 			w.line("T* s_%s = s_mem + %d;", b.name, off)
 			off += b.size
+		}
+		if e.globalOutputs {
+			for _, b := range e.outputs {
+				w.line("T* s_%s = d_%s;", b.name, b.name)
+			}
 		}
 		w.line("T* s_temp = s_mem + %d;", off)
 		for _, b := range e.inputs {
@@ -120,8 +144,10 @@ func emitLadder(w *writer, e *entry) {
 		w.sync()
 		w.line("%s(%s);", e.inner, strings.Join(append(append(scall, "s_temp"), pcall...), ", "))
 		w.sync()
-		for _, b := range e.outputs {
-			w.line("block_copy(d_%s, s_%s, %d);", b.name, b.name, b.size)
+		if !e.globalOutputs {
+			for _, b := range e.outputs {
+				w.line("block_copy(d_%s, s_%s, %d);", b.name, b.name, b.size)
+			}
 		}
 		w.comment("s_mem is reused by the caller's next sample")
 		w.sync()

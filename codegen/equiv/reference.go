@@ -108,6 +108,10 @@ func Reference(r *model.Robot, algo string, s Sample, frame int) ([][]float64, e
 	case "forward_dynamics_gradient":
 		dq, dqd, minv := ref.ABADerivatives(r, s.Q, s.QD, s.Tau)
 		return [][]float64{rowMajor(dq), rowMajor(dqd), rowMajor(minv)}, nil
+	case "idsva_so":
+		return idsvaReference(r, s), nil
+	case "fdsva_so":
+		return fdsvaReference(r, s), nil
 	case "end_effector_pose_hessian":
 		var h []float64
 		for _, row := range ref.FrameJacobianDerivative(r, s.Q, frame) {
