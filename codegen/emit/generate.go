@@ -50,6 +50,7 @@ var algorithms = []func(g *gen){
 	emitEndEffectorPoseGradient,
 	emitEndEffectorPoseHessian,
 	emitIDSVASO,
+	emitFDSVASO,
 }
 
 // Generate emits the header and metadata of a robot.

@@ -145,4 +145,4 @@ func CondM(r *model.Robot, samples []Sample) float64 {
 }
 
 // ConditionedByM lists the entry points whose float32 error scales with cond(M).
-var ConditionedByM = map[string]bool{"minv": true, "forward_dynamics": true, "aba": true, "forward_dynamics_gradient": true}
+var ConditionedByM = map[string]bool{"minv": true, "forward_dynamics": true, "aba": true, "forward_dynamics_gradient": true, "fdsva_so": true}
