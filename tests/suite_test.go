@@ -104,10 +104,11 @@ func tail(s string, n int) string {
 // build is run once more, logging the first attempt's output, so that a transient fault of the machine (a
 // killed compiler, say) is told apart from a build that fails every time.
 func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) []buildFailure {
-	goBin := goTool()
-	// compile the mage binary once, before parallel invocations would race to do it
-	if out, err := runIn(root, goBin, "tool", "mage", "-l"); err != nil {
-		t.Fatalf("go tool mage -l: %v\n%s", err, out)
+	// One compiled mage binary for every build: `go tool mage` would compile the magefiles on first use, and
+	// parallel first uses race on mage's temporary source file.
+	mage := filepath.Join(t.TempDir(), "mage")
+	if out, err := runIn(root, goTool(), "tool", "mage", "-compile", mage); err != nil {
+		t.Fatalf("go tool mage -compile: %v\n%s", err, out)
 	}
 	sem := make(chan struct{}, parallelBuilds)
 	var mu sync.Mutex
@@ -120,7 +121,7 @@ func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) []bu
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				dir := filepath.Join(buildRoot, r.Name)
-				args := []string{"tool", "mage", "build", urdf}
+				args := []string{"build", urdf}
 				if r.Floating {
 					args = append(args, "-floating")
 				}
@@ -132,16 +133,16 @@ func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) []bu
 						t.Fatal(err)
 					}
 					start := time.Now()
-					out, err = runIn(root, goBin, args...)
+					out, err = runIn(root, mage, args...)
 					if err == nil {
 						t.Logf("built %s in %v (attempt %d)", dir, time.Since(start).Round(time.Millisecond), attempt)
 						return
 					}
 					os.RemoveAll(dir)
-					t.Logf("attempt %d: go %s: %v\n%s", attempt, strings.Join(args, " "), err, out)
+					t.Logf("attempt %d: mage %s: %v\n%s", attempt, strings.Join(args, " "), err, out)
 				}
 				mu.Lock()
-				failures = append(failures, buildFailure{r.Name, fmt.Sprintf("go %s: %v\n%s", strings.Join(args, " "), err, out)})
+				failures = append(failures, buildFailure{r.Name, fmt.Sprintf("mage %s: %v\n%s", strings.Join(args, " "), err, out)})
 				mu.Unlock()
 				t.Fatalf("building %s failed twice (outputs above)", r.Name)
 			})

@@ -44,7 +44,7 @@ func emitIDSVASO(g *gen) {
 	w.line("/// coordinate ca) and b (kind kb, coordinate cb), from the RNEA pass's per-body quantities. Thread scope;")
 	w.line("/// its per-body first- and second-order terms live in the thread's own arrays.")
 	w.line("template <typename T>")
-	w.block("GLASS_HD void idsva_so_pair(T* out, int kind_a, int ca, int kind_b, int cb, const T* s_X, const T* s_vj, const T* s_v, const T* s_xa, const T* s_f)", func() {
+	w.block("GLASS_DEVICE void idsva_so_pair(T* out, int kind_a, int ca, int kind_b, int cb, const T* s_X, const T* s_vj, const T* s_v, const T* s_xa, const T* s_f)", func() {
 		w.comment("the joints that own the two coordinates and their subspace columns")
 		w.line("int ja = 0, jb = 0;")
 		w.line("for (int j = 1; j < NB; ++j) { ja = robot::v_index[j] <= ca ? j : ja; jb = robot::v_index[j] <= cb ? j : jb; }")

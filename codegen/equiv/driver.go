@@ -14,8 +14,9 @@ var BlockSizes = []int{1, 32, 33, 57, 64, 96, 128, 256, 512, 1024}
 // CUDADriver returns the source of a CUDA program (driver.cu) that, for every entry point, block size and
 // precision, poisons the outputs with NaN, launches the batched kernel on the inputs of inputs.bin and
 // compares with expected.bin. It prints one line per (precision, block size, entry point) and a summary,
-// and exits non-zero when any error exceeds its tolerance: 1e-10 relative in double; 1e-4 in float,
-// times cond(M) for entry points conditioned by M.
+// and exits non-zero when any error exceeds its tolerance: 1e-10 relative in double (SecondOrderTolerance
+// for second derivatives, whose reference is central differences); 1e-4 in float, times cond(M) for entry
+// points conditioned by M.
 func CUDADriver(m *emit.Metadata) string {
 	var b strings.Builder
 	b.WriteString(driverPrologue)
@@ -56,7 +57,11 @@ func CUDADriver(m *emit.Metadata) string {
 			fmt.Fprintf(&b, "            ep += size_t(n) * %d;\n", o.Size())
 		}
 		b.WriteString("        }\n")
-		fmt.Fprintf(&b, "        rep.add(%q, sizeof(T) == 8, block, worst, %v);\n", a.Name, ConditionedByM[a.Name])
+		tol64, ok := SecondOrderTolerance[a.Name]
+		if !ok {
+			tol64 = 1e-10
+		}
+		fmt.Fprintf(&b, "        rep.add(%q, sizeof(T) == 8, block, worst, %v, %g);\n", a.Name, ConditionedByM[a.Name], tol64)
 		b.WriteString("    }\n")
 	}
 	b.WriteString("    if (ep != d.expected.size()) { fprintf(stderr, \"expected.bin size mismatch\\n\"); exit(2); }\n}\n")
@@ -143,12 +148,12 @@ struct Report {
     double cond = 1;
     int failures = 0;
     std::vector<std::string> lines;
-    void add(const char* algo, bool dbl, int block, double err, bool by_cond) {
-        const double tol = dbl ? 1e-10 : (by_cond ? 1e-4 * cond : 1e-4);
+    void add(const char* algo, bool dbl, int block, double err, bool by_cond, double tol_double) {
+        const double tol = dbl ? tol_double : (by_cond ? 1e-4 * cond : 1e-4);
         const bool ok = err <= tol;
         failures += ok ? 0 : 1;
         char line[256];
-        snprintf(line, sizeof line, "%-6s %5d  %-18s %10.3g  %10.3g  %s", dbl ? "double" : "float", block, algo, err,
+        snprintf(line, sizeof line, "%-6s %5d  %-26s %10.3g  %10.3g  %s", dbl ? "double" : "float", block, algo, err,
                  tol, ok ? "ok" : "FAIL");
         lines.push_back(line);
     }

@@ -12,8 +12,11 @@ configuration tangent ``dq`` (shape ``NQ``) to tangent coordinates (shape ``NV``
 read the rotation of ``quat / |quat|``, so this chain rule is exact for any non-zero quaternion and a radial
 ``dquat`` has no effect.
 
-Second derivatives (a ``jvp`` of a derivative kernel) need the second-order kernels, which the robot's build
-does not provide yet: they raise :class:`NotImplementedError` naming the kernel.
+The first-derivative kernels are differentiable in turn through the second-order kernels (``idsva_so``,
+``fdsva_so``, ``end_effector_pose_hessian``), and every rule calls the differentiable functions, so second
+derivatives (``jax.hessian``, a ``grad`` of a ``grad``) compose. A third derivative, or a second derivative
+of :func:`frame_jacobian` (third-order kinematics), reaches a kernel without a rule and raises
+:class:`NotImplementedError` naming it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ __all__ = [
     "bias_forces",
     "call",
     "configuration_tangent",
+    "fd_grad",
+    "frame_jacobians",
+    "id_grad",
     "forward_dynamics",
     "frame_jacobian",
     "frame_poses",
@@ -123,11 +129,84 @@ def _first_order_only_jvp(
     handle: JaxRobotHandle, algorithm: str, frame: int | None, primals: Any, tangents: Any
 ) -> Any:
     raise NotImplementedError(
-        f"grid_rbd: differentiating the {algorithm} kernel of robot {handle.name!r} (a second derivative, "
-        "or a derivative of a derivative kernel) needs second-order kernels, which this build does not "
-        "provide. First derivatives of the dynamics and kinematics methods (grad, jacfwd, jacrev, jvp, vjp) "
-        "are supported; for second derivatives use finite differences of them."
+        f"grid_rbd: differentiating the {algorithm} kernel of robot {handle.name!r} needs derivatives of "
+        "an order the generated kernels do not provide (first and second derivatives of the dynamics and "
+        "kinematics are supported, except second derivatives of frame_jacobian); use finite differences "
+        "of the highest supported derivative instead."
     )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Differentiable first-derivative kernels (their derivatives come from the second-order kernels)
+
+
+def _id_grad_impl(handle: JaxRobotHandle, q: jax.Array, qd: jax.Array, qdd: jax.Array) -> tuple[jax.Array, jax.Array]:
+    dq, dqd = _kernel(handle, "inverse_dynamics_gradient", q, qd, qdd)
+    return dq, dqd
+
+
+def _id_grad_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    q, qd, qdd = primals
+    dq, dqd, dqdd = tangents
+    out = id_grad(handle, q, qd, qdd)
+    t_qq, t_vq, t_vv, dm_dq = _kernel(handle, "idsva_so", q, qd, qdd)
+    d_dq: list[jax.Array | None] = []
+    d_dqd: list[jax.Array | None] = []
+    if not _is_zero(dq):
+        theta = configuration_tangent(handle, q, dq)
+        d_dq.append(jnp.einsum("...iab,...b->...ia", t_qq, theta))
+        d_dqd.append(jnp.einsum("...iab,...b->...ia", t_vq, theta))
+    if not _is_zero(dqd):
+        d_dq.append(jnp.einsum("...iba,...b->...ia", t_vq, dqd))
+        d_dqd.append(jnp.einsum("...iab,...b->...ia", t_vv, dqd))
+    if not _is_zero(dqdd):
+        d_dq.append(jnp.einsum("...ija,...j->...ia", dm_dq, dqdd))
+    return out, (_sum(d_dq, out[0]), _sum(d_dqd, out[1]))
+
+
+def _fd_grad_impl(
+    handle: JaxRobotHandle, q: jax.Array, qd: jax.Array, tau: jax.Array
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    dq, dqd, minv = _kernel(handle, "forward_dynamics_gradient", q, qd, tau)
+    return dq, dqd, minv
+
+
+def _fd_grad_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    q, qd, tau = primals
+    dq, dqd, dtau = tangents
+    out = fd_grad(handle, q, qd, tau)
+    s_qq, s_vq, s_vv, dminv_dq = _kernel(handle, "fdsva_so", q, qd, tau)
+    d_dq: list[jax.Array | None] = []
+    d_dqd: list[jax.Array | None] = []
+    d_minv: list[jax.Array | None] = []
+    if not _is_zero(dq):
+        theta = configuration_tangent(handle, q, dq)
+        d_dq.append(jnp.einsum("...iab,...b->...ia", s_qq, theta))
+        d_dqd.append(jnp.einsum("...iab,...b->...ia", s_vq, theta))
+        d_minv.append(jnp.einsum("...ijb,...b->...ij", dminv_dq, theta))
+    if not _is_zero(dqd):
+        d_dq.append(jnp.einsum("...iba,...b->...ia", s_vq, dqd))
+        d_dqd.append(jnp.einsum("...iab,...b->...ia", s_vv, dqd))
+    if not _is_zero(dtau):
+        # ∂(∂qdd/∂θ_a)/∂τ_j = ∂M⁻¹_ij/∂θ_a; ∂qdd/∂qd and M⁻¹ do not depend on τ
+        d_dq.append(jnp.einsum("...ija,...j->...ia", dminv_dq, dtau))
+    return out, (_sum(d_dq, out[0]), _sum(d_dqd, out[1]), _sum(d_minv, out[2]))
+
+
+def _frame_jacobians_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
+    return _kernel(handle, "end_effector_pose_gradient", q)[0]
+
+
+def _frame_jacobians_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    """Every frame's Jacobian derivative, one end_effector_pose_hessian call per frame."""
+    (q,) = primals
+    (dq,) = tangents
+    theta = configuration_tangent(handle, q, dq)
+    dj = [
+        jnp.einsum("...rck,...k->...rc", _kernel(handle, "end_effector_pose_hessian", q, frame=f)[0], theta)
+        for f in range(handle.n_frames)
+    ]
+    return frame_jacobians(handle, q), jnp.stack(dj, axis=-3)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -141,16 +220,16 @@ def _inverse_dynamics_impl(handle: JaxRobotHandle, q: jax.Array, qd: jax.Array, 
 def _inverse_dynamics_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
     q, qd, qdd = primals
     dq, dqd, dqdd = tangents
-    tau = _inverse_dynamics_impl(handle, q, qd, qdd)
+    tau = inverse_dynamics(handle, q, qd, qdd)
     terms: list[jax.Array | None] = []
     if not (_is_zero(dq) and _is_zero(dqd)):
-        dtau_dq, dtau_dqd = _kernel(handle, "inverse_dynamics_gradient", q, qd, qdd)
+        dtau_dq, dtau_dqd = id_grad(handle, q, qd, qdd)
         if not _is_zero(dq):
             terms.append(_mv(dtau_dq, configuration_tangent(handle, q, dq)))
         if not _is_zero(dqd):
             terms.append(_mv(dtau_dqd, dqd))
     if not _is_zero(dqdd):
-        terms.append(_mv(_kernel(handle, "mass_matrix", q)[0], dqdd))
+        terms.append(_mv(mass_matrix(handle, q), dqdd))
     return tau, _sum(terms, tau)
 
 
@@ -161,8 +240,8 @@ def _bias_forces_impl(handle: JaxRobotHandle, q: jax.Array, qd: jax.Array) -> ja
 def _bias_forces_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
     q, qd = primals
     dq, dqd = tangents
-    tau = _bias_forces_impl(handle, q, qd)
-    dtau_dq, dtau_dqd = _kernel(handle, "inverse_dynamics_gradient", q, qd, jnp.zeros_like(qd))
+    tau = bias_forces(handle, q, qd)
+    dtau_dq, dtau_dqd = id_grad(handle, q, qd, jnp.zeros_like(qd))
     terms: list[jax.Array | None] = []
     if not _is_zero(dq):
         terms.append(_mv(dtau_dq, configuration_tangent(handle, q, dq)))
@@ -178,9 +257,9 @@ def _gravity_forces_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
 def _gravity_forces_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
     (q,) = primals
     (dq,) = tangents
-    tau = _gravity_forces_impl(handle, q)
+    tau = gravity_forces(handle, q)
     zero = jnp.zeros(q.shape[:-1] + (handle.nv,), q.dtype)
-    dtau_dq, _ = _kernel(handle, "inverse_dynamics_gradient", q, zero, zero)
+    dtau_dq, _ = id_grad(handle, q, zero, zero)
     return tau, _mv(dtau_dq, configuration_tangent(handle, q, dq))
 
 
@@ -193,7 +272,7 @@ def _mass_matrix_directional(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array
     zeros = jnp.zeros(lead + (nv, nv), q.dtype)
     units = jnp.broadcast_to(jnp.eye(nv, dtype=q.dtype), lead + (nv, nv))
     weightless = handle.with_gravity((0.0, 0.0, 0.0))
-    dcols, _ = _kernel(weightless, "inverse_dynamics_gradient", qs, zeros, units)  # (..., j, i, k)
+    dcols, _ = id_grad(weightless, qs, zeros, units)  # (..., j, i, k)
     theta = configuration_tangent(handle, q, dq)
     return jnp.einsum("...jik,...k->...ij", dcols, theta)
 
@@ -205,7 +284,7 @@ def _mass_matrix_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
 def _mass_matrix_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
     (q,) = primals
     (dq,) = tangents
-    return _mass_matrix_impl(handle, q), _mass_matrix_directional(handle, q, dq)
+    return mass_matrix(handle, q), _mass_matrix_directional(handle, q, dq)
 
 
 def _minv_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
@@ -215,9 +294,9 @@ def _minv_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
 def _minv_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
     (q,) = primals
     (dq,) = tangents
-    minv = _minv_impl(handle, q)
+    m_inv = minv(handle, q)
     dm = _mass_matrix_directional(handle, q, dq)
-    return minv, -minv @ dm @ minv
+    return m_inv, -m_inv @ dm @ m_inv
 
 
 def _forward_dynamics_impl(handle: JaxRobotHandle, method: str, q: jax.Array, qd: jax.Array, tau: jax.Array) -> jax.Array:
@@ -227,15 +306,15 @@ def _forward_dynamics_impl(handle: JaxRobotHandle, method: str, q: jax.Array, qd
 def _forward_dynamics_jvp(handle: JaxRobotHandle, method: str, primals: Any, tangents: Any) -> Any:
     q, qd, tau = primals
     dq, dqd, dtau = tangents
-    qdd = _forward_dynamics_impl(handle, method, q, qd, tau)
-    dqdd_dq, dqdd_dqd, minv = _kernel(handle, "forward_dynamics_gradient", q, qd, tau)
+    qdd = forward_dynamics(handle, method, q, qd, tau)
+    dqdd_dq, dqdd_dqd, m_inv = fd_grad(handle, q, qd, tau)
     terms: list[jax.Array | None] = []
     if not _is_zero(dq):
         terms.append(_mv(dqdd_dq, configuration_tangent(handle, q, dq)))
     if not _is_zero(dqd):
         terms.append(_mv(dqdd_dqd, dqd))
     if not _is_zero(dtau):
-        terms.append(_mv(minv, dtau))
+        terms.append(_mv(m_inv, dtau))
     return qdd, _sum(terms, qdd)
 
 
@@ -247,8 +326,8 @@ def _frame_poses_impl(handle: JaxRobotHandle, q: jax.Array) -> tuple[jax.Array, 
 def _frame_poses_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
     (q,) = primals
     (dq,) = tangents
-    pos, rot, quat = _frame_poses_impl(handle, q)
-    (jac,) = _kernel(handle, "end_effector_pose_gradient", q)  # (..., NF, 6, NV), rows [ω; v]
+    pos, rot, quat = frame_poses(handle, q)
+    jac = frame_jacobians(handle, q)  # (..., NF, 6, NV), rows [ω; v]
     theta = configuration_tangent(handle, q, dq)
     twist = jnp.einsum("...frk,...k->...fr", jac, theta)
     omega, vel = twist[..., :3], twist[..., 3:]
@@ -267,7 +346,7 @@ def _frame_jacobian_impl(handle: JaxRobotHandle, frame: int, q: jax.Array) -> ja
 def _frame_jacobian_jvp(handle: JaxRobotHandle, frame: int, primals: Any, tangents: Any) -> Any:
     (q,) = primals
     (dq,) = tangents
-    jac = _frame_jacobian_impl(handle, frame, q)
+    jac = frame_jacobian(handle, frame, q)
     (hess,) = _kernel(handle, "end_effector_pose_hessian", q, frame=frame)  # (..., 6, NV, NV)
     return jac, jnp.einsum("...rck,...k->...rc", hess, configuration_tangent(handle, q, dq))
 
@@ -286,6 +365,9 @@ minv = _defjvp(_minv_impl, _minv_jvp, (0,))
 forward_dynamics = _defjvp(_forward_dynamics_impl, _forward_dynamics_jvp, (0, 1))
 frame_poses = _defjvp(_frame_poses_impl, _frame_poses_jvp, (0,))
 frame_jacobian = _defjvp(_frame_jacobian_impl, _frame_jacobian_jvp, (0, 1))
+id_grad = _defjvp(_id_grad_impl, _id_grad_jvp, (0,))
+fd_grad = _defjvp(_fd_grad_impl, _fd_grad_jvp, (0,))
+frame_jacobians = _defjvp(_frame_jacobians_impl, _frame_jacobians_jvp, (0,))
 
 
 

@@ -21,8 +21,10 @@ free-flyer's quaternion follow the chain rule through its normalisation: the ker
 ``quat / |quat|``, so a radial change of the quaternion changes nothing. The derivative kernels are public
 too (:meth:`JaxRobotHandle.inverse_dynamics_derivatives`, :meth:`JaxRobotHandle.forward_dynamics_derivatives`,
 :meth:`JaxRobotHandle.frame_jacobians`); their results are in tangent coordinates, which
-:meth:`JaxRobotHandle.configuration_tangent` relates to ``q``. Second derivatives of the dynamics (``hessian``,
-a ``grad`` of a ``grad``) need second-order dynamics kernels that this version does not build; they raise
+:meth:`JaxRobotHandle.configuration_tangent` relates to ``q``. Second derivatives (``jax.hessian``, a ``grad`` of a
+``grad``) come from the second-order kernels (:meth:`JaxRobotHandle.inverse_dynamics_second_derivatives`,
+:meth:`JaxRobotHandle.forward_dynamics_second_derivatives`, :meth:`JaxRobotHandle.frame_jacobian_derivatives`).
+Third derivatives, and second derivatives of :meth:`JaxRobotHandle.frame_jacobian`, raise
 :class:`NotImplementedError`.
 """
 
@@ -234,10 +236,10 @@ class JaxRobotHandle(RobotBase):
           ``(dtau_dq, dtau_dqd)``, each ``(..., NV, NV)`` with rows indexing ``tau``. ``dtau_dq``'s columns
           are tangent directions of ``q`` (a free-flyer's body-frame twist ``[v_lin; omega]``, as in ``qd``);
           ``dtau_dq @ configuration_tangent(q, dq)`` is the change of ``tau`` along a raw ``dq``. The
-          derivative with respect to ``qdd`` is :meth:`mass_matrix`. Not differentiable further.
+          derivative with respect to ``qdd`` is :meth:`mass_matrix`. Differentiable once more (through
+          :meth:`inverse_dynamics_second_derivatives`).
         """
-        args = self._arrays("inverse_dynamics_gradient", (q, qd, qdd))
-        dq, dqd = _autodiff.call(self, "inverse_dynamics_gradient", args)
+        dq, dqd = _autodiff.id_grad(self, *self._arrays("inverse_dynamics_gradient", (q, qd, qdd)))
         return dq, dqd
 
     def forward_dynamics_derivatives(
@@ -253,11 +255,54 @@ class JaxRobotHandle(RobotBase):
         Returns:
           ``(dqdd_dq, dqdd_dqd, minv)``, each ``(..., NV, NV)`` with rows indexing ``qdd``: the derivatives
           with respect to ``q`` (tangent directions, as in :meth:`inverse_dynamics_derivatives`), ``qd``
-          and ``tau`` (``M(q)⁻¹``). Not differentiable further.
+          and ``tau`` (``M(q)⁻¹``). Differentiable once more (through
+          :meth:`forward_dynamics_second_derivatives`).
         """
-        args = self._arrays("forward_dynamics_gradient", (q, qd, tau))
-        dq, dqd, minv = _autodiff.call(self, "forward_dynamics_gradient", args)
+        dq, dqd, minv = _autodiff.fd_grad(self, *self._arrays("forward_dynamics_gradient", (q, qd, tau)))
         return dq, dqd, minv
+
+    def inverse_dynamics_second_derivatives(
+        self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike
+    ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+        """Second derivatives of inverse dynamics and the derivative of the mass matrix (kernel ``idsva_so``).
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+          qdd: acceleration, shape ``(..., NV)``.
+
+        Returns:
+          ``(d2tau_dq2, d2tau_dqdqd, d2tau_dqd2, dM_dq)``, each ``(..., NV, NV, NV)``:
+          ``d2tau_dq2[..., i, a, b]`` is the derivative of ``dtau_dq[..., i, a]`` (see
+          :meth:`inverse_dynamics_derivatives`) along tangent direction ``b``; ``d2tau_dqdqd[..., i, a, b]``
+          that of ``dtau_dqd[..., i, a]`` along tangent direction ``b``; ``d2tau_dqd2[..., i, a, b] =
+          ∂²tau_i/∂qd_a∂qd_b``; ``dM_dq[..., i, j, b] = ∂M_ij/∂θ_b``. For a free-flyer the tangent
+          derivatives are taken in that order (the first index differentiated first) and are not symmetric.
+          Not differentiable further.
+        """
+        args = self._arrays("idsva_so", (q, qd, qdd))
+        d2q, dqdqd, d2qd, dm = _autodiff.call(self, "idsva_so", args)
+        return d2q, dqdqd, d2qd, dm
+
+    def forward_dynamics_second_derivatives(
+        self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike
+    ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+        """Second derivatives of forward dynamics (kernel ``fdsva_so``).
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+          tau: joint efforts, shape ``(..., NV)``.
+
+        Returns:
+          ``(d2qdd_dq2, d2qdd_dqdqd, d2qdd_dqd2, dMinv_dq)``, each ``(..., NV, NV, NV)``, indexed as in
+          :meth:`inverse_dynamics_second_derivatives` with ``qdd`` for ``tau``; ``dMinv_dq[..., i, j, b] =
+          ∂M⁻¹_ij/∂θ_b = ∂²qdd_i/∂tau_j∂θ_b``. The other second derivatives in ``tau`` are zero. Not
+          differentiable further.
+        """
+        args = self._arrays("fdsva_so", (q, qd, tau))
+        d2q, dqdqd, d2qd, dminv = _autodiff.call(self, "fdsva_so", args)
+        return d2q, dqdqd, d2qd, dminv
 
     def frame_jacobians(self, q: ArrayLike) -> jax.Array:
         """World-aligned Jacobians of every frame: the derivatives of :meth:`frame_poses`.
@@ -268,9 +313,9 @@ class JaxRobotHandle(RobotBase):
         Returns:
           ``(..., NF, 6, NV)``: per frame the rows ``[omega; v]`` of :meth:`frame_jacobian`, columns tangent
           directions. Along a tangent ``t``, a frame's origin moves by ``v·t`` and its rotation by
-          ``[omega·t]× R``. Not differentiable further.
+          ``[omega·t]× R``. Differentiable once more (one :meth:`frame_jacobian_derivatives` per frame).
         """
-        return _autodiff.call(self, "end_effector_pose_gradient", self._arrays("end_effector_pose_gradient", (q,)))[0]
+        return _autodiff.frame_jacobians(self, *self._arrays("end_effector_pose_gradient", (q,)))
 
     def frame_jacobian_derivatives(self, q: ArrayLike, frame: str | int) -> jax.Array:
         """Second-order kinematics of one frame: the derivative of :meth:`frame_jacobian` along every tangent

@@ -446,6 +446,46 @@ def dynamics_derivatives(model, data, q_ours, qd, qdd, tau) -> dict[str, np.ndar
     return out
 
 
+def _stencil(f, step: float) -> np.ndarray:
+    """(f(-2h) - 8 f(-h) + 8 f(h) - f(2h)) / 12h: a fourth-order central difference."""
+    return (f(-2 * step) - 8 * f(-step) + 8 * f(step) - f(2 * step)) / (12 * step)
+
+
+def second_derivatives(model, data, q_ours, qd, qdd, tau, step: float = 1e-3) -> dict[str, np.ndarray]:
+    """Second derivatives of RNEA and ABA by central differences of Pinocchio's exact first derivatives.
+
+    Indexing as grid_rbd's idsva_so / fdsva_so: t[i, a, b] is the derivative of the first-derivative
+    entry [i, a] along direction b; configuration directions move q with pinocchio.integrate (the tangent
+    convention of the first derivatives). Keys: rnea_dq2, rnea_dqdqd (entry of d tau/d qd along q),
+    rnea_dqd2, rnea_dM_dq (d M_ij / d q_b), and the same for aba (aba_dMinv_dq = d Minv_ij / d q_b).
+    """
+    pin = pinocchio()
+    q0 = to_pin_q(model, q_ours)
+    qd, qdd, tau = (np.asarray(x, dtype=float) for x in (qd, qdd, tau))
+    nv = model.nv
+
+    def rnea(q, v):
+        pin.computeRNEADerivatives(model, data, q, v, qdd)
+        return np.array(data.dtau_dq), np.array(data.dtau_dv), symmetrize_upper(pin.crba(model, data, q).copy())
+
+    def aba(q, v):
+        pin.computeABADerivatives(model, data, q, v, tau)
+        minv = symmetrize_upper(pin.computeMinverse(model, data, q).copy())
+        return np.array(data.ddq_dq), np.array(data.ddq_dv), minv
+
+    out: dict[str, np.ndarray] = {}
+    for name, fn, third in (("rnea", rnea, "dM_dq"), ("aba", aba, "dMinv_dq")):
+        along_q = [np.stack([_stencil(lambda h, b=b: fn(pin.integrate(model, q0, h * np.eye(nv)[b]), qd)[k], step)
+                             for b in range(nv)], axis=-1) for k in range(3)]
+        along_v = np.stack([_stencil(lambda h, b=b: fn(q0, qd + h * np.eye(nv)[b])[1], step) for b in range(nv)],
+                           axis=-1)
+        out[f"{name}_dq2"] = along_q[0]
+        out[f"{name}_dqdqd"] = along_q[1]
+        out[f"{name}_dqd2"] = along_v
+        out[f"{name}_{third}"] = along_q[2]
+    return out
+
+
 def kinematics(model, data, frames: list[tuple[str, int]], q_ours) -> dict[str, np.ndarray]:
     """Poses [NF, 3], [NF, 3, 3], [NF, 4] and Jacobians [NF, 6, NV] of the given frames, ours.
 

@@ -36,7 +36,7 @@ import conventions  # noqa: E402  (imports no Pinocchio by itself)
 
 ROBOTS_FILE = HERE / "robots.json"
 REFERENCE_ENV = "GRID_RBD_REFERENCE_DIR"
-FORMAT_VERSION = 2  # bump when the stored fields change
+FORMAT_VERSION = 3  # bump when the stored fields change
 
 NUM_SAMPLES = 6
 LARGE_VELOCITY_FROM = 3  # samples from this index on have qd ~ N(0, 10²)
@@ -48,6 +48,12 @@ KINEMATICS = ("pos", "rot", "quat", "jacobian")
 # Pinocchio's first-order derivatives (computeRNEADerivatives at (q, qd, qdd), computeABADerivatives at
 # (q, qd, tau)), in tangent coordinates
 DERIVATIVES = ("rnea_dq", "rnea_dqd", "aba_dq", "aba_dqd")
+# second derivatives: central differences of Pinocchio's first derivatives (conventions.second_derivatives)
+# at the first SECOND_ORDER_SAMPLES samples of robots with nv <= SECOND_ORDER_MAX_NV (NV³ entries each)
+SECOND_ORDER = ("rnea_dq2", "rnea_dqdqd", "rnea_dqd2", "rnea_dM_dq",
+                "aba_dq2", "aba_dqdqd", "aba_dqd2", "aba_dMinv_dq")
+SECOND_ORDER_SAMPLES = 2
+SECOND_ORDER_MAX_NV = 30
 # the gravity-dependent methods again under another gravity (x and y components non-zero)
 CUSTOM_GRAVITY = (1.5, -2.5, -7.0)
 CUSTOM = ("inverse_dynamics", "bias_forces", "gravity_forces", "forward_dynamics")
@@ -81,6 +87,7 @@ class Reference:
     inputs: dict[str, np.ndarray]  # [S, nq] / [S, nv]
     outputs: dict[str, np.ndarray]  # [S, ...] per DYNAMICS and KINEMATICS key
     limits: dict[str, np.ndarray] = field(default_factory=dict)
+    second_order: dict[str, np.ndarray] = field(default_factory=dict)  # [SECOND_ORDER_SAMPLES, NV, NV, NV]
 
     def cond_mass_matrix(self) -> np.ndarray:
         """cond(M) per sample (2-norm)."""
@@ -122,6 +129,13 @@ def compute(robot: conventions.Robot) -> Reference:
         for k in CUSTOM:
             outputs[f"custom_gravity_{k}"].append(custom[k])
 
+    second: dict[str, list[np.ndarray]] = {k: [] for k in SECOND_ORDER}
+    if nv <= SECOND_ORDER_MAX_NV:
+        for s in range(SECOND_ORDER_SAMPLES):
+            x = {k: inputs[k][s] for k in INPUTS}
+            for k, v in conventions.second_derivatives(model, data, x["q"], x["qd"], x["qdd"], x["tau"]).items():
+                second[k].append(v)
+
     # position limits of single-coordinate joints (revolute, prismatic) in our q layout; velocity and
     # effort limits of every one-degree-of-freedom joint; NaN elsewhere
     lower, upper = np.full(nq, np.nan), np.full(nq, np.nan)
@@ -147,6 +161,7 @@ def compute(robot: conventions.Robot) -> Reference:
         inputs={k: np.array(v) for k, v in inputs.items()},
         outputs={k: np.array(v) for k, v in outputs.items()},
         limits={"lower": lower, "upper": upper, "velocity": velocity, "effort": effort},
+        second_order={k: np.array(v) for k, v in second.items() if v},
     )
 
 
@@ -171,6 +186,7 @@ def save(ref: Reference, path: Path) -> None:
     arrays.update({f"in_{k}": v for k, v in ref.inputs.items()})
     arrays.update({f"out_{k}": v for k, v in ref.outputs.items()})
     arrays.update({f"limit_{k}": v for k, v in ref.limits.items()})
+    arrays.update({f"second_{k}": v for k, v in ref.second_order.items()})
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, **arrays)
 
@@ -201,6 +217,7 @@ def load(robot: conventions.Robot, folder: Path) -> Reference:
         inputs={k: got[f"in_{k}"] for k in INPUTS},
         outputs={k: got[f"out_{k}"] for k in DYNAMICS + KINEMATICS + DERIVATIVES + CUSTOM_KEYS},
         limits={k[len("limit_"):]: v for k, v in got.items() if k.startswith("limit_")},
+        second_order={k[len("second_"):]: v for k, v in got.items() if k.startswith("second_")},
     )
 
 

@@ -222,13 +222,123 @@ def test_jit_vmap_grad_over_a_batch(robot, method, jax_handle, rng):
     assert not trig, f"the compiled HLO computes trigonometry, so it re-traces dynamics: {trig}"
 
 
-def test_second_derivatives_raise_a_clear_error(jax_handle):
+# ---------------------------------------------------------------------------------------------------------
+# Second derivatives
+
+
+SECOND_ORDER_PINOCCHIO_RTOL = 1e-6  # against central differences of Pinocchio's exact first derivatives
+
+
+def _along_tangent(h, f, q, step=FD_STEP):
+    """d f(q ⊕ ε e_b) / dε per tangent direction b by the fourth-order stencil, moving q along the raw
+    direction whose configuration_tangent is e_b (exact to first order, which the stencil needs)."""
+    g = jax.jacfwd(lambda d: h.configuration_tangent(q, d))(jnp.zeros_like(q))  # (NV, NQ)
+    lift = np.linalg.pinv(np.asarray(g))  # raw direction of each unit tangent
+    cols = []
+    for b in range(h.nv):
+        d = jnp.asarray(lift[:, b])
+
+        def at(eps):
+            x = q + eps * d
+            if h.floating_base:
+                x = x.at[3:7].set(x[3:7] / jnp.linalg.norm(x[3:7]))
+            return np.asarray(f(x))
+
+        cols.append((at(-2 * step) - 8 * at(-step) + 8 * at(step) - at(2 * step)) / (12 * step))
+    return np.stack(cols, axis=-1)
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_second_order_kernels(robot, jax_handle, reference):
+    """idsva_so and fdsva_so against central differences of Pinocchio's first derivatives (robots up to
+    refdata.SECOND_ORDER_MAX_NV velocity coordinates), else of our first-order kernels, which match
+    Pinocchio (test_derivative_kernels_match_pinocchio)."""
+    h, ref = jax_handle(robot), reference(robot)
+    x = {k: jnp.asarray(v) for k, v in ref.inputs.items()}
+    for s in range(refdata.SECOND_ORDER_SAMPLES):
+        q, qd, qdd, tau = x["q"][s], x["qd"][s], x["qdd"][s], x["tau"][s]
+        got_id = h.inverse_dynamics_second_derivatives(q, qd, qdd)
+        got_fd = h.forward_dynamics_second_derivatives(q, qd, tau)
+        if ref.second_order:
+            source = "Pinocchio"
+            want_id = [ref.second_order[k][s] for k in refdata.SECOND_ORDER[:4]]
+            want_fd = [ref.second_order[k][s] for k in refdata.SECOND_ORDER[4:]]
+            rtol = SECOND_ORDER_PINOCCHIO_RTOL
+        else:
+            assert h.nv > refdata.SECOND_ORDER_MAX_NV, "Pinocchio's second-order reference is missing"
+            source = "our first-order kernels"
+            want_id = [
+                _along_tangent(h, lambda q: h.inverse_dynamics_derivatives(q, qd, qdd)[0], q),
+                _along_tangent(h, lambda q: h.inverse_dynamics_derivatives(q, qd, qdd)[1], q),
+                np.asarray(jax.jacfwd(lambda v: h.inverse_dynamics_derivatives(q, v, qdd)[1])(qd)),
+                _along_tangent(h, h.mass_matrix, q),
+            ]
+            want_fd = [
+                _along_tangent(h, lambda q: h.forward_dynamics_derivatives(q, qd, tau)[0], q),
+                _along_tangent(h, lambda q: h.forward_dynamics_derivatives(q, qd, tau)[1], q),
+                np.asarray(jax.jacfwd(lambda v: h.forward_dynamics_derivatives(q, v, tau)[1])(qd)),
+                _along_tangent(h, h.minv, q),
+            ]
+            rtol = FD_RTOL
+        names = ("d2tau_dq2", "d2tau_dqdqd", "d2tau_dqd2", "dM_dq", "d2qdd_dq2", "d2qdd_dqdqd", "d2qdd_dqd2",
+                 "dMinv_dq")
+        for name, got, want in zip(names, list(got_id) + list(got_fd), want_id + want_fd, strict=True):
+            err, _ = sample_errors(np.asarray(got)[None], np.asarray(want)[None], 1)
+            log_error(robot, np.float64, f"second_order:{name}", float(err[0]), float(err[0]) / rtol)
+            assert err[0] <= rtol, (
+                f"{robot} {name} sample {s}: relative error {err[0]:.3e} > {rtol:.0e} against central "
+                f"differences of {source}; {worst_entry(np.asarray(got)[None], np.asarray(want)[None], (0,))}"
+            )
+
+
+def _flat_loss(method, h, frame, shapes):
+    """A scalar of the method's outputs as a function of its arguments concatenated into one vector:
+    linear plus a small quadratic part, so the Hessian holds both second derivatives and products of
+    first derivatives."""
+    splits = np.cumsum([n for n in shapes])[:-1]
+
+    def loss(x):
+        outs = method.call(h, *jnp.split(x, splits), frame=frame)
+        total = 0.0
+        for o in outs:
+            w = jnp.linspace(-1.0, 1.0, o.size).reshape(o.shape)
+            total = total + jnp.sum(w * o) + 1e-3 * jnp.sum(o * o)
+        return total
+
+    return loss
+
+
+@pytest.mark.parametrize("method", [m for m in METHODS if m != "frame_jacobian"])
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_hessian_matches_central_differences(robot, method, jax_handle, rng):
+    """jax.hessian of every method (but frame_jacobian, whose second derivative is third-order
+    kinematics) against central differences of jax.grad, which runs on the first-order kernels."""
+    h = jax_handle(robot)
+    m = METHODS[method]
+    frame = leaf_frame(h) if m.frame else None
+    state = _state(h, rng)
+    x = jnp.asarray(np.concatenate([state[a] for a in m.args]))
+    loss = _flat_loss(m, h, frame, [state[a].size for a in m.args])
+    hess = np.asarray(jax.jit(jax.hessian(loss))(x))
+    n = x.size
+    eye = np.eye(n) * FD_STEP
+    shifted = jnp.asarray(np.concatenate([x - 2 * eye, x - eye, x + eye, x + 2 * eye]))
+    grads = np.asarray(jax.jit(jax.vmap(jax.grad(loss)))(shifted)).reshape(4, n, n)
+    want = ((grads[0] - 8 * grads[1] + 8 * grads[2] - grads[3]) / (12 * FD_STEP)).T
+    scale = max(1.0, float(np.max(np.abs(want))))
+    err = float(np.max(np.abs(hess - want))) / scale
+    log_error(robot, np.float64, f"hessian:{method}", err, err / FD_RTOL)
+    assert err <= FD_RTOL, f"{robot} hessian({method}): error {err:.3e} (relative to {scale:.3g}) > {FD_RTOL:.0e}"
+    assert float(np.max(np.abs(hess - hess.T))) <= 1e-9 * scale, "the Hessian is not symmetric"
+
+
+def test_third_derivatives_raise_a_clear_error(jax_handle):
     h = jax_handle("iiwa")
     q = jnp.zeros(h.nq)
-    with pytest.raises(NotImplementedError, match="second-order kernels"):
-        jax.hessian(lambda q: jnp.sum(h.gravity_forces(q)))(q)
-    with pytest.raises(NotImplementedError, match="second-order kernels"):
-        jax.jacfwd(lambda q: h.inverse_dynamics_derivatives(q, q, q)[0])(q)
+    with pytest.raises(NotImplementedError, match="derivatives of an order"):
+        jax.jacfwd(jax.hessian(lambda q: jnp.sum(h.gravity_forces(q))))(q)
+    with pytest.raises(NotImplementedError, match="derivatives of an order"):
+        jax.hessian(lambda q: jnp.sum(h.frame_jacobian(q, leaf_frame(h))))(q)
 
 
 def test_bad_input_under_grad_names_the_argument(jax_handle):
