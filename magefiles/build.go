@@ -80,21 +80,11 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 	}
 
 	if withCUDA {
-		cudaArgs := []string{"-O2", "-std=c++17", "-shared", "-Xcompiler",
-			"-fPIC,-fvisibility=hidden,-fvisibility-inlines-hidden,-Wall,-Wextra", "--threads", "0"}
-		if arch := os.Getenv("GRID_CUDA_ARCH"); arch != "" {
-			// One architecture only (e.g. sm_90): quicker builds for a known GPU.
-			cudaArgs = append(cudaArgs, "-arch="+arch)
-		} else {
-			cudaArgs = append(cudaArgs, cudaGencode...)
-		}
-		cudaArgs = append(cudaArgs, "-cudart", "static", define)
+		cudaArgs := cudaCompileArgs(define, includes)
 		// The nvidia-cuda-nvcc wheel keeps the static runtime in ../lib, where nvcc does not look by itself.
 		if lib := filepath.Join(filepath.Dir(nvcc), "..", "lib"); fileExists(filepath.Join(lib, "libcudart_static.a")) {
 			cudaArgs = append(cudaArgs, "-L", lib)
 		}
-		cudaArgs = append(cudaArgs, includes...)
-		cudaArgs = append(cudaArgs, filepath.Join(ffiDir, "ffi_cuda.cu"))
 		if err := compileLibrary(nvcc, cudaArgs, filepath.Join(dir, cudaLibrary)); err != nil {
 			return err
 		}
@@ -107,6 +97,22 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 	}
 	fmt.Printf("%s: built in %v\n", dir, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// cudaCompileArgs are nvcc's arguments for the CUDA library of a robot (all but the output): sm_80, sm_90
+// and PTX, or only $GRID_CUDA_ARCH.
+func cudaCompileArgs(define string, includes []string) []string {
+	args := []string{"-O2", "-std=c++17", "-shared", "-Xcompiler",
+		"-fPIC,-fvisibility=hidden,-fvisibility-inlines-hidden,-Wall,-Wextra", "--threads", "0"}
+	if arch := os.Getenv("GRID_CUDA_ARCH"); arch != "" {
+		// One architecture only (e.g. sm_90): quicker builds for a known GPU.
+		args = append(args, "-arch="+arch)
+	} else {
+		args = append(args, cudaGencode...)
+	}
+	args = append(args, "-cudart", "static", define)
+	args = append(args, includes...)
+	return append(args, filepath.Join(ffiDir, "ffi_cuda.cu"))
 }
 
 // compileLibrary runs one compiler command that writes lib. It writes to a temporary name first and renames

@@ -17,14 +17,17 @@ import (
 const pytestRobots = "tests/python/robots.json"
 
 // GPUPytestPrep prepares the pytest suite for a GPU machine without Go or Pinocchio: it builds every robot
-// of tests/python/robots.json with its CUDA library (one architecture, $GRID_CUDA_ARCH, default sm_90)
-// into build/gpu-pytest/<name> and writes the Pinocchio references into build/gpu-pytest/ref. There:
+// of tests/python/robots.json (header, metadata and CPU library) into build/gpu-pytest/<name>, writes the
+// Pinocchio references into build/gpu-pytest/ref and writes build/gpu-pytest/build_cuda.sh, which compiles
+// every robot's CUDA library there (in parallel, for $GRID_CUDA_ARCH, default sm_90, against that
+// machine's jax FFI headers). There: bash build/gpu-pytest/build_cuda.sh, then
 // GRID_RBD_PATH=build/gpu-pytest GRID_RBD_REFERENCE_DIR=build/gpu-pytest/ref PYTHONPATH=python
 // python -m pytest tests/python.
 func GPUPytestPrep() error {
 	mg.Deps(Venv)
-	if os.Getenv("GRID_CUDA_ARCH") == "" {
-		os.Setenv("GRID_CUDA_ARCH", "sm_90")
+	arch := os.Getenv("GRID_CUDA_ARCH")
+	if arch == "" {
+		arch = "sm_90"
 	}
 	data, err := os.ReadFile(pytestRobots)
 	if err != nil {
@@ -41,7 +44,17 @@ func GPUPytestPrep() error {
 		return fmt.Errorf("%s: %w", pytestRobots, err)
 	}
 	root := filepath.Join("build", "gpu-pytest")
-	cuda := true
+	if err := os.RemoveAll(root); err != nil {
+		return err
+	}
+	script := []string{"#!/usr/bin/env bash",
+		"# Written by `go tool mage gpupytestprep`: compiles each robot's CUDA library, all in parallel.",
+		"# Run from the repository root on a machine with nvcc and jax; NVCC and GRID_FFI_INCLUDE override.",
+		"set -uo pipefail",
+		`inc=${GRID_FFI_INCLUDE:-$(python3 -c 'import jax.ffi; print(jax.ffi.include_dir())')}`,
+		`nvcc=${NVCC:-nvcc}`,
+		"status=0", "pids=()"}
+	noCUDA := false
 	for _, rb := range cfg.Robots {
 		path, err := resolveRobotPath(rb.URDF)
 		if err != nil {
@@ -49,9 +62,29 @@ func GPUPytestPrep() error {
 		}
 		out := filepath.Join(root, rb.Name)
 		floating := rb.Floating
-		if err := Build(path, &floating, &out, &cuda); err != nil {
+		if err := Build(path, &floating, &out, &noCUDA); err != nil {
 			return fmt.Errorf("%s: %w", rb.Name, err)
 		}
+		robot, err := robotName(filepath.Join(out, "metadata.json"))
+		if err != nil {
+			return err
+		}
+		os.Setenv("GRID_CUDA_ARCH", arch)
+		args := cudaCompileArgs(fmt.Sprintf("-DGRID_FFI_ROBOT=%q", robot), []string{"-I", "kernels", "-I", out, "-isystem", "$inc"})
+		for i, a := range args {
+			if a != "$inc" {
+				args[i] = "'" + a + "'"
+			} else {
+				args[i] = `"$inc"`
+			}
+		}
+		lib := filepath.Join(out, cudaLibrary)
+		script = append(script, fmt.Sprintf(`( "$nvcc" %s -o %s > %s.log 2>&1 && echo "built %s" || { echo "FAILED %s (see %s.log)"; exit 1; } ) & pids+=($!)`,
+			strings.Join(args, " "), lib, lib, lib, lib, lib))
+	}
+	script = append(script, `for p in "${pids[@]}"; do wait "$p" || status=1; done`, "exit $status")
+	if err := os.WriteFile(filepath.Join(root, "build_cuda.sh"), []byte(strings.Join(script, "\n")+"\n"), 0o755); err != nil {
+		return err
 	}
 	return sh.RunV(venvPython(), "tests/python/make_reference.py", filepath.Join(root, "ref"))
 }

@@ -45,23 +45,27 @@ func CUDADriver(m *emit.Metadata) string {
 		}
 		args = append(args, "n", "0", "block")
 		fmt.Fprintf(&b, "        double worst = 0;\n")
+		fmt.Fprintf(&b, "        const bool selected = rep.selected(%q);\n", a.Name)
 		fmt.Fprintf(&b, "        for (int f = 0; f < %s; ++f) {\n", frames)
+		b.WriteString("            if (selected) {\n")
 		for _, o := range a.Outputs {
-			fmt.Fprintf(&b, "            %s.poison();\n", o.Name)
+			fmt.Fprintf(&b, "                %s.poison();\n", o.Name)
 		}
-		fmt.Fprintf(&b, "            check(grid::%s_launch<T>(%s), %q);\n", a.Name, strings.Join(args, ", "), a.Name)
-		b.WriteString("            check(cudaDeviceSynchronize(), \"synchronize\");\n")
+		fmt.Fprintf(&b, "                check(grid::%s_launch<T>(%s), %q);\n", a.Name, strings.Join(args, ", "), a.Name)
+		b.WriteString("                check(cudaDeviceSynchronize(), \"synchronize\");\n")
+		b.WriteString("            }\n")
 		for _, o := range a.Outputs {
-			fmt.Fprintf(&b, "            worst = std::max(worst, rel_err(%s.download(), d.expected.data() + ep, %v));\n",
+			fmt.Fprintf(&b, "            if (selected) worst = std::max(worst, rel_err(%s.download(), d.expected.data() + ep, %v));\n",
 				o.Name, o.Name == "quat")
 			fmt.Fprintf(&b, "            ep += size_t(n) * %d;\n", o.Size())
 		}
 		b.WriteString("        }\n")
+
 		tol64, ok := SecondOrderTolerance[a.Name]
 		if !ok {
 			tol64 = 1e-10
 		}
-		fmt.Fprintf(&b, "        rep.add(%q, sizeof(T) == 8, block, worst, %v, %g);\n", a.Name, ConditionedByM[a.Name], tol64)
+		fmt.Fprintf(&b, "        if (selected) rep.add(%q, sizeof(T) == 8, block, worst, %v, %g);\n", a.Name, ConditionedByM[a.Name], tol64)
 		b.WriteString("    }\n")
 	}
 	b.WriteString("    if (ep != d.expected.size()) { fprintf(stderr, \"expected.bin size mismatch\\n\"); exit(2); }\n}\n")
@@ -148,6 +152,10 @@ struct Report {
     double cond = 1;
     int failures = 0;
     std::vector<std::string> lines;
+    std::vector<std::string> only;  // entry points to run; empty: all
+    bool selected(const char* algo) const {
+        return only.empty() || std::find(only.begin(), only.end(), std::string(algo)) != only.end();
+    }
     void add(const char* algo, bool dbl, int block, double err, bool by_cond, double tol_double) {
         const double tol = dbl ? tol_double : (by_cond ? 1e-4 * cond : 1e-4);
         const bool ok = err <= tol;
@@ -177,6 +185,15 @@ int main(int argc, char** argv) {
     d.expected = read_doubles(dir + "/expected.bin", 0);
     Report rep;
     rep.cond = d.cond;
+    // GRID_CHECK_ALGORITHMS="idsva_so,fdsva_so" runs only those entry points (sanitizer runs are slow).
+    if (const char* env = getenv("GRID_CHECK_ALGORITHMS")) {
+        std::string list = env;
+        for (size_t start = 0; start <= list.size();) {
+            const size_t end = std::min(list.find(',', start), list.size());
+            if (end > start) rep.only.push_back(list.substr(start, end - start));
+            start = end + 1;
+        }
+    }
     // GRID_CHECK_BLOCKS="33,128" narrows the block sizes (sanitizer runs are slow).
     std::vector<int> blocks = {BLOCK_SIZES};
     if (const char* env = getenv("GRID_CHECK_BLOCKS")) {

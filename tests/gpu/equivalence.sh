@@ -5,6 +5,9 @@
 # Builds each robot's driver for sm_90, runs every entry point at every block size in float and double with
 # NaN-poisoned outputs against the float64 reference, then runs compute-sanitizer memcheck and racecheck on
 # two robots. Writes results.txt and summary.md into RESULTS_DIR (default: the check folder).
+# PHASES (default "build run sanitize") picks the phases, so that a long check can span several sessions of a
+# machine that keeps the built drivers; SANITIZED_ALGORITHMS (default: all) narrows the entry points run
+# under the sanitizers.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 check=${1:?usage: equivalence.sh CHECK_DIR [RESULTS_DIR]}
@@ -16,6 +19,8 @@ sanitizer=${SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bi
 sanitized_robots=${SANITIZED_ROBOTS:-"iiwa go2_floating"}
 # Block sizes under the sanitizers: ragged, warp-multiple and the maximum (all sizes run without them).
 sanitized_blocks=${SANITIZED_BLOCKS:-"33,128,1024"}
+sanitized_algorithms=${SANITIZED_ALGORITHMS:-}
+phases=${PHASES:-"build run sanitize"}
 results="$out/results.txt"
 summary="$out/summary.md"
 : >"$results"
@@ -34,9 +39,12 @@ build() {
     echo $(( (end - start) / 1000000 )) >"$dir/build_ms"
   fi
 }
-for dir in "$check"/*/; do build "$dir" & done
-wait
+if [[ $phases == *build* ]]; then
+  for dir in "$check"/*/; do build "$dir" & done
+  wait
+fi
 for dir in "$check"/*/; do
+  [[ $phases == *run* ]] || break
   robot=$(basename "$dir")
   cat "$dir/build.txt" >>"$results"
   if [ ! -f "$dir/build_ms" ]; then
@@ -61,11 +69,12 @@ done
   echo "| robot | tool | errors |"
   echo "|---|---|---|"
 } >>"$summary"
+[[ $phases == *sanitize* ]] || sanitized_robots=""
 for robot in $sanitized_robots; do
   dir="$check/$robot"
   for tool in memcheck racecheck; do
     log="$dir/$tool.txt"
-    GRID_CHECK_BLOCKS=$sanitized_blocks timeout "${SANITIZER_TIMEOUT:-240}" \
+    GRID_CHECK_BLOCKS=$sanitized_blocks GRID_CHECK_ALGORITHMS=$sanitized_algorithms timeout "${SANITIZER_TIMEOUT:-240}" \
       "$sanitizer" --tool "$tool" --error-exitcode 9 "$dir/driver" "$dir" >"$log" 2>&1
     rc=$?
     errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | tail -n 1 | grep -o '[0-9]*' || true)
