@@ -33,10 +33,11 @@ func Model(urdfPath string, floating, strictInertia *bool) error {
 	return r.WriteSummary(os.Stdout)
 }
 
-// Demo is the main job: it builds the bundled iiwa's kernels and runs batched, jitted and vmapped
-// forward-dynamics rollouts with JAX (python -m grid_rbd.demo), printing progress and a summary and saving
-// grid_rbd_demo.png. Flags: -batch=N (default 4096), -steps=N (default 1000).
-func Demo(batch, steps *int) error {
+// Demo is the main job: it builds the bundled iiwa's kernels and runs trajectory optimisation through
+// differentiable dynamics with JAX (python -m grid_rbd.demo): a batch of reaching tasks whose torque
+// trajectories descend jax.grad of a loss through whole rollouts, printing the falling loss and saving
+// grid_rbd_demo.png. Flags: -batch=N tasks (default 32), -iterations=N gradient steps (default 200).
+func Demo(batch, iterations *int) error {
 	mg.Deps(Venv)
 	out := filepath.Join("build", "iiwa")
 	if err := Build(bundledRobot, nil, &out, nil); err != nil {
@@ -46,8 +47,8 @@ func Demo(batch, steps *int) error {
 	if batch != nil {
 		args = append(args, fmt.Sprintf("--batch=%d", *batch))
 	}
-	if steps != nil {
-		args = append(args, fmt.Sprintf("--steps=%d", *steps))
+	if iterations != nil {
+		args = append(args, fmt.Sprintf("--iterations=%d", *iterations))
 	}
 	return sh.RunWithV(map[string]string{"PYTHONPATH": "python"}, venvPython(), args...)
 }

@@ -1,0 +1,12 @@
+"""The README's main job, small: trajectory optimisation through differentiable rollouts lowers the loss."""
+
+from __future__ import annotations
+
+from grid_rbd import demo
+
+
+def test_trajectory_optimisation_lowers_the_loss(capsys):
+    code = demo.main(["--robot", "iiwa", "--batch", "2", "--horizon", "20", "--iterations", "10", "--plot", ""])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "mean loss" in out and "final distance to target" in out, out
