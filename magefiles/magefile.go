@@ -176,8 +176,8 @@ func Test() error {
 	if err := sh.RunV("go", "test", "-count=1", "./..."); err != nil {
 		return err
 	}
-	fmt.Println("== pytest tests/pinocchio (tests/python runs inside go test, through tests/suite_test.go)")
-	return sh.RunV(venvPython(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/pinocchio")
+	fmt.Println("== pytest tests/pinocchio tests/operators (tests/python runs inside go test, through tests/suite_test.go)")
+	return sh.RunV(venvPython(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/pinocchio", "tests/operators")
 }
 
 // Vectors regenerates the Pinocchio reference vectors in codegen/ref/testdata/pinocchio.
