@@ -1,45 +1,251 @@
-// Harness calls of glass/spatial.cuh (a first set; the spatial family's exhaustive scope tests are
-// glass/test/spatial_test.cpp).
+// Harness calls of glass/spatial.cuh: every spec function of the spatial families, in each scope it exists
+// in, float and double. Tags: [beta] HAS_BETA, [axis=k] AXIS = k, [inverse] INVERSE, [force] FORCE.
 #include "glass/spatial.cuh"
 #include "harness.h"
+
+#include <cstdint>
 
 namespace {
 
 using glass_harness::cast_in;
 using glass_harness::cast_out;
 using glass_harness::poisoned;
+namespace sd = glass::spatial_detail;
 
-// motion_cross: in v (6) -> M (36, column-major)
-template <typename T, int SCOPE>
-bool motion_cross_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 6 || n_out != 36) return false;
-    auto v = cast_in<T>(in, 6);
-    auto m = poisoned<T>(36);
-    if constexpr (SCOPE == 0) glass::thread::motion_cross<T>(v.data(), m.data());
-    if constexpr (SCOPE == 1) glass::warp::motion_cross<T>(v.data(), m.data());
-    if constexpr (SCOPE == 2) glass::motion_cross<T>(v.data(), m.data());
-    cast_out(m.data(), 36, out);
-    return true;
-}
+enum Scope { THREAD, WARP, BLOCK };
 
-// motion_cross_mul with beta: in alpha, v (6), x (6), beta, y (6) -> y (6)
-template <typename T, int SCOPE>
+// 6×6 builders: in one 6-vector (or E, r) -> 36 column-major entries.
+#define GLASS_MATRIX_OP(opname, nin, call_thread, call_warp, call_block)        \
+    template <typename T, int SCOPE>                                            \
+    bool opname(const double* in, int n_in, double* out, int n_out) {           \
+        if (n_in != nin || n_out != 36) return false;                           \
+        auto a = cast_in<T>(in, nin);                                           \
+        auto M = poisoned<T>(36);                                               \
+        if constexpr (SCOPE == THREAD) call_thread;                             \
+        if constexpr (SCOPE == WARP) call_warp;                                 \
+        if constexpr (SCOPE == BLOCK) call_block;                               \
+        cast_out(M.data(), 36, out);                                            \
+        return true;                                                            \
+    }
+
+GLASS_MATRIX_OP(motion_cross_op, 6, glass::thread::motion_cross<T>(a.data(), M.data()),
+                glass::warp::motion_cross<T>(a.data(), M.data()), glass::motion_cross<T>(a.data(), M.data()))
+GLASS_MATRIX_OP(force_cross_op, 6, glass::thread::force_cross<T>(a.data(), M.data()),
+                glass::warp::force_cross<T>(a.data(), M.data()), glass::force_cross<T>(a.data(), M.data()))
+GLASS_MATRIX_OP(force_cross_dual_op, 6, glass::thread::force_cross_dual<T>(a.data(), M.data()),
+                glass::warp::force_cross_dual<T>(a.data(), M.data()), glass::force_cross_dual<T>(a.data(), M.data()))
+GLASS_MATRIX_OP(motion_transform_op, 12, glass::thread::motion_transform<T>(a.data(), a.data() + 9, M.data()),
+                glass::warp::motion_transform<T>(a.data(), a.data() + 9, M.data()),
+                glass::motion_transform<T>(a.data(), a.data() + 9, M.data()))
+GLASS_MATRIX_OP(force_transform_op, 12, glass::thread::force_transform<T>(a.data(), a.data() + 9, M.data()),
+                glass::warp::force_transform<T>(a.data(), a.data() + 9, M.data()),
+                glass::force_transform<T>(a.data(), a.data() + 9, M.data()))
+GLASS_MATRIX_OP(spatial_inertia_op, 10, glass::thread::spatial_inertia<T>(a.data(), M.data()),
+                glass::warp::spatial_inertia<T>(a.data(), M.data()), glass::spatial_inertia<T>(a.data(), M.data()))
+#undef GLASS_MATRIX_OP
+
+// Fused products: in alpha, operand block (k values), x (6), beta, y (6) -> y. The operand is v (6), (E, r)
+// (12) or pi (10).
+template <typename T, int SCOPE, int AXIS, bool HB>
 bool motion_cross_mul_op(const double* in, int n_in, double* out, int n_out) {
     if (n_in != 20 || n_out != 6) return false;
     auto a = cast_in<T>(in, 20);
+    const T* x = AXIS >= 0 ? nullptr : a.data() + 7;
     T* y = a.data() + 14;
-    if constexpr (SCOPE == 0) glass::thread::motion_cross_mul<T, -1, true>(a[0], a.data() + 1, a.data() + 7, a[13], y);
-    if constexpr (SCOPE == 1) glass::warp::motion_cross_mul<T, -1, true>(a[0], a.data() + 1, a.data() + 7, a[13], y);
-    if constexpr (SCOPE == 2) glass::motion_cross_mul<T, -1, true>(a[0], a.data() + 1, a.data() + 7, a[13], y);
+    if constexpr (SCOPE == THREAD) glass::thread::motion_cross_mul<T, AXIS, HB>(a[0], a.data() + 1, x, a[13], y);
+    if constexpr (SCOPE == WARP) glass::warp::motion_cross_mul<T, AXIS, HB>(a[0], a.data() + 1, x, a[13], y);
+    if constexpr (SCOPE == BLOCK) glass::motion_cross_mul<T, AXIS, HB>(a[0], a.data() + 1, x, a[13], y);
+    cast_out(y, 6, out);
+    return true;
+}
+
+template <typename T, int SCOPE, bool HB>
+bool force_cross_mul_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 20 || n_out != 6) return false;
+    auto a = cast_in<T>(in, 20);
+    T* y = a.data() + 14;
+    if constexpr (SCOPE == THREAD) glass::thread::force_cross_mul<T, HB>(a[0], a.data() + 1, a.data() + 7, a[13], y);
+    if constexpr (SCOPE == WARP) glass::warp::force_cross_mul<T, HB>(a[0], a.data() + 1, a.data() + 7, a[13], y);
+    if constexpr (SCOPE == BLOCK) glass::force_cross_mul<T, HB>(a[0], a.data() + 1, a.data() + 7, a[13], y);
+    cast_out(y, 6, out);
+    return true;
+}
+
+template <typename T, int SCOPE, bool FORCE, bool INV, bool HB>
+bool transform_mul_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 26 || n_out != 6) return false;
+    auto a = cast_in<T>(in, 26);
+    const T *E = a.data() + 1, *r = a.data() + 10, *v = a.data() + 13;
+    T* y = a.data() + 20;
+    if constexpr (!FORCE) {
+        if constexpr (SCOPE == THREAD) glass::thread::motion_transform_mul<T, INV, HB>(a[0], E, r, v, a[19], y);
+        if constexpr (SCOPE == WARP) glass::warp::motion_transform_mul<T, INV, HB>(a[0], E, r, v, a[19], y);
+        if constexpr (SCOPE == BLOCK) glass::motion_transform_mul<T, INV, HB>(a[0], E, r, v, a[19], y);
+    } else {
+        if constexpr (SCOPE == THREAD) glass::thread::force_transform_mul<T, INV, HB>(a[0], E, r, v, a[19], y);
+        if constexpr (SCOPE == WARP) glass::warp::force_transform_mul<T, INV, HB>(a[0], E, r, v, a[19], y);
+        if constexpr (SCOPE == BLOCK) glass::force_transform_mul<T, INV, HB>(a[0], E, r, v, a[19], y);
+    }
+    cast_out(y, 6, out);
+    return true;
+}
+
+template <typename T, int SCOPE, bool HB>
+bool spatial_inertia_mul_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 24 || n_out != 6) return false;
+    auto a = cast_in<T>(in, 24);
+    T* y = a.data() + 18;
+    if constexpr (SCOPE == THREAD) glass::thread::spatial_inertia_mul<T, HB>(a[0], a.data() + 1, a.data() + 11, a[17], y);
+    if constexpr (SCOPE == WARP) glass::warp::spatial_inertia_mul<T, HB>(a[0], a.data() + 1, a.data() + 11, a[17], y);
+    if constexpr (SCOPE == BLOCK) glass::spatial_inertia_mul<T, HB>(a[0], a.data() + 1, a.data() + 11, a[17], y);
+    cast_out(y, 6, out);
+    return true;
+}
+
+// Serial building blocks (scope-free): every entry of the matrix they define.
+template <typename T, int WHICH>
+bool entry_op(const double* in, int n_in, double* out, int n_out) {
+    constexpr int nin = WHICH == 3 ? 10 : 6;
+    if (n_in != nin || n_out != 36) return false;
+    auto a = cast_in<T>(in, nin);
+    for (uint32_t k = 0; k < 36u; ++k) {
+        const uint32_t r = k % 6u, c = k / 6u;
+        T e = T(0);
+        if constexpr (WHICH == 0) e = sd::motion_cross_entry(r, c, a.data());
+        if constexpr (WHICH == 1) e = sd::force_cross_entry(r, c, a.data());
+        if constexpr (WHICH == 2) e = sd::force_cross_dual_entry(r, c, a.data());
+        if constexpr (WHICH == 3) e = sd::inertia_entry(r, c, a.data());
+        out[k] = double(e);
+    }
+    return true;
+}
+
+// Rows of a fused cross product: in v (6), x (6) -> 6 rows.
+template <typename T, bool FORCE>
+bool mul_row_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 12 || n_out != 6) return false;
+    auto a = cast_in<T>(in, 12);
+    for (uint32_t r = 0; r < 6u; ++r)
+        out[r] = double(FORCE ? sd::force_cross_mul_row(r, a.data(), a.data() + 6)
+                              : sd::motion_cross_mul_row(r, a.data(), a.data() + 6));
+    return true;
+}
+
+// in E (9), r (3) -> the 3×3 block −E[r]× (column-major), or all 36 entries of the (force) transform.
+template <typename T>
+bool xform_skew_entry_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 12 || n_out != 9) return false;
+    auto a = cast_in<T>(in, 12);
+    for (uint32_t k = 0; k < 9u; ++k) out[k] = double(sd::xform_skew_entry(k % 3u, k / 3u, a.data(), a.data() + 9));
+    return true;
+}
+
+template <typename T, bool FORCE>
+bool xform_entry_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 12 || n_out != 36) return false;
+    auto a = cast_in<T>(in, 12);
+    for (uint32_t k = 0; k < 36u; ++k)
+        out[k] = double(sd::xform_entry<T, FORCE>(k % 6u, k / 6u, a.data(), a.data() + 9));
+    return true;
+}
+
+// in E (9), r (3), v (6) -> X·v (or X⁻¹·v).
+template <typename T, bool FORCE, bool INV>
+bool transform_core_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 18 || n_out != 6) return false;
+    auto a = cast_in<T>(in, 18);
+    auto y = poisoned<T>(6);
+    if constexpr (FORCE) sd::force_transform_mul_core<T, INV>(a.data(), a.data() + 9, a.data() + 12, y.data());
+    else sd::motion_transform_mul_core<T, INV>(a.data(), a.data() + 9, a.data() + 12, y.data());
+    cast_out(y.data(), 6, out);
+    return true;
+}
+
+// in pi (10), v (6) -> I·v.
+template <typename T>
+bool spatial_inertia_mul_core_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 16 || n_out != 6) return false;
+    auto a = cast_in<T>(in, 16);
+    auto y = poisoned<T>(6);
+    sd::spatial_inertia_mul_core(a.data(), a.data() + 10, y.data());
+    cast_out(y.data(), 6, out);
+    return true;
+}
+
+// 3-vector helpers: in E (9) or a (3), x (3) -> 3.
+template <typename T, int WHICH>
+bool vec3_op(const double* in, int n_in, double* out, int n_out) {
+    constexpr int nin = WHICH == 2 ? 6 : 12;
+    if (n_in != nin || n_out != 3) return false;
+    auto a = cast_in<T>(in, nin);
+    auto y = poisoned<T>(3);
+    if constexpr (WHICH == 0) sd::rot_apply(a.data(), a.data() + 9, y.data());
+    if constexpr (WHICH == 1) sd::rot_apply_t(a.data(), a.data() + 9, y.data());
+    if constexpr (WHICH == 2) sd::cross3(a.data(), a.data() + 3, y.data());
+    cast_out(y.data(), 3, out);
+    return true;
+}
+
+// blend_out<T, 6, HB> as one thread of a one-thread group: in alpha, tmp (6), beta, y (6) -> y.
+template <typename T, bool HB>
+bool blend_out_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 14 || n_out != 6) return false;
+    auto a = cast_in<T>(in, 14);
+    T* y = a.data() + 8;
+    sd::blend_out<T, 6, HB>(0u, 1u, a[0], a.data() + 1, a[7], y);
     cast_out(y, 6, out);
     return true;
 }
 
 }  // namespace
 
-GLASS_HARNESS_OP_T("motion_cross/thread", motion_cross_op, 0);
-GLASS_HARNESS_OP_T("motion_cross/warp", motion_cross_op, 1);
-GLASS_HARNESS_OP_T("motion_cross/block", motion_cross_op, 2);
-GLASS_HARNESS_OP_T("motion_cross_mul/thread", motion_cross_mul_op, 0);
-GLASS_HARNESS_OP_T("motion_cross_mul/warp", motion_cross_mul_op, 1);
-GLASS_HARNESS_OP_T("motion_cross_mul/block", motion_cross_mul_op, 2);
+#define GLASS_SCOPED(name, op, ...)                                 \
+    GLASS_HARNESS_OP_T(name "/thread", op, THREAD, ##__VA_ARGS__); \
+    GLASS_HARNESS_OP_T(name "/warp", op, WARP, ##__VA_ARGS__);     \
+    GLASS_HARNESS_OP_T(name "/block", op, BLOCK, ##__VA_ARGS__)
+
+GLASS_SCOPED("motion_cross", motion_cross_op);
+GLASS_SCOPED("force_cross", force_cross_op);
+GLASS_SCOPED("force_cross_dual", force_cross_dual_op);
+GLASS_SCOPED("motion_transform", motion_transform_op);
+GLASS_SCOPED("force_transform", force_transform_op);
+GLASS_SCOPED("spatial_inertia", spatial_inertia_op);
+
+GLASS_SCOPED("motion_cross_mul", motion_cross_mul_op, -1, false);
+GLASS_SCOPED("motion_cross_mul[beta]", motion_cross_mul_op, -1, true);
+GLASS_SCOPED("motion_cross_mul[axis=0]", motion_cross_mul_op, 0, false);
+GLASS_SCOPED("motion_cross_mul[axis=2,beta]", motion_cross_mul_op, 2, true);
+GLASS_SCOPED("motion_cross_mul[axis=3]", motion_cross_mul_op, 3, false);
+GLASS_SCOPED("motion_cross_mul[axis=5,beta]", motion_cross_mul_op, 5, true);
+GLASS_SCOPED("force_cross_mul", force_cross_mul_op, false);
+GLASS_SCOPED("force_cross_mul[beta]", force_cross_mul_op, true);
+GLASS_SCOPED("motion_transform_mul", transform_mul_op, false, false, false);
+GLASS_SCOPED("motion_transform_mul[beta]", transform_mul_op, false, false, true);
+GLASS_SCOPED("motion_transform_mul[inverse]", transform_mul_op, false, true, false);
+GLASS_SCOPED("motion_transform_mul[inverse,beta]", transform_mul_op, false, true, true);
+GLASS_SCOPED("force_transform_mul", transform_mul_op, true, false, false);
+GLASS_SCOPED("force_transform_mul[beta]", transform_mul_op, true, false, true);
+GLASS_SCOPED("force_transform_mul[inverse]", transform_mul_op, true, true, false);
+GLASS_SCOPED("force_transform_mul[inverse,beta]", transform_mul_op, true, true, true);
+GLASS_SCOPED("spatial_inertia_mul", spatial_inertia_mul_op, false);
+GLASS_SCOPED("spatial_inertia_mul[beta]", spatial_inertia_mul_op, true);
+
+GLASS_HARNESS_OP_T("motion_cross_entry/detail", entry_op, 0);
+GLASS_HARNESS_OP_T("force_cross_entry/detail", entry_op, 1);
+GLASS_HARNESS_OP_T("force_cross_dual_entry/detail", entry_op, 2);
+GLASS_HARNESS_OP_T("inertia_entry/detail", entry_op, 3);
+GLASS_HARNESS_OP_T("motion_cross_mul_row/detail", mul_row_op, false);
+GLASS_HARNESS_OP_T("force_cross_mul_row/detail", mul_row_op, true);
+GLASS_HARNESS_OP_T("xform_skew_entry/detail", xform_skew_entry_op);
+GLASS_HARNESS_OP_T("xform_entry/detail", xform_entry_op, false);
+GLASS_HARNESS_OP_T("xform_entry[force]/detail", xform_entry_op, true);
+GLASS_HARNESS_OP_T("motion_transform_mul_core/detail", transform_core_op, false, false);
+GLASS_HARNESS_OP_T("motion_transform_mul_core[inverse]/detail", transform_core_op, false, true);
+GLASS_HARNESS_OP_T("force_transform_mul_core/detail", transform_core_op, true, false);
+GLASS_HARNESS_OP_T("force_transform_mul_core[inverse]/detail", transform_core_op, true, true);
+GLASS_HARNESS_OP_T("spatial_inertia_mul_core/detail", spatial_inertia_mul_core_op);
+GLASS_HARNESS_OP_T("rot_apply/detail", vec3_op, 0);
+GLASS_HARNESS_OP_T("rot_apply_t/detail", vec3_op, 1);
+GLASS_HARNESS_OP_T("cross3/detail", vec3_op, 2);
+GLASS_HARNESS_OP_T("blend_out/detail", blend_out_op, false);
+GLASS_HARNESS_OP_T("blend_out[beta]/detail", blend_out_op, true);
