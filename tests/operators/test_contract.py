@@ -11,6 +11,13 @@ COMPLETE: tuple[str, ...] = (
     "Spatial 6-D cross products",
     "Spatial coordinate transforms",
     "Spatial inertia (10 parameters)",
+    "Quaternions",
+    "Pose errors",
+    "Cones & projections",
+    "Interval / AL / barrier scalars",
+    "Geometry distances",
+    "Fused Gauss-Newton / LM step",
+    "Sampling reductions (L1)",
 )
 
 COVERAGE: dict[str, tuple[int, int, int]] = {}  # section -> (functions, in headers, tested)
