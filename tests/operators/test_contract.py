@@ -8,6 +8,9 @@ import contract
 
 # sections whose every function is implemented and tested; a section joins when its family lands
 COMPLETE: tuple[str, ...] = (
+    "SO(3): exp / log / Jacobians",
+    "SE(3): retract + derivatives",
+    "Planar angles",
     "Spatial 6-D cross products",
     "Spatial coordinate transforms",
     "Spatial inertia (10 parameters)",

@@ -1,0 +1,176 @@
+// Harness calls of glass/se3.cuh: every operator at thread, warp and block scope (both quaternion layouts
+// where the operator takes one), and the lie_detail cores and second-derivative helpers (scope "detail").
+#include "glass/se3.cuh"
+#include "harness.h"
+
+namespace {
+
+using glass::QuatLayout;
+using glass_harness::cast_in;
+using glass_harness::cast_out;
+using glass_harness::poisoned;
+
+// Runs f(inputs as T, outputs as T) when the sizes are NI inputs and NO outputs.
+template <typename T, int NI, int NO, typename F>
+bool run_io(const double* in, int n_in, double* out, int n_out, F f) {
+    if (n_in != NI || n_out != NO) return false;
+    auto a = cast_in<T>(in, NI);
+    auto o = poisoned<T>(NO);
+    f(a.data(), o.data());
+    cast_out(o.data(), NO, out);
+    return true;
+}
+
+// An operator op(rho, phi, out) at scope SCOPE (0 thread, 1 warp, 2 block): in rho (3), phi (3) -> NO.
+#define SE3_TANGENT_OP(NAME, NO)                                                      \
+    template <typename T, int SCOPE>                                                  \
+    bool NAME##_op(const double* in, int n_in, double* out, int n_out) {              \
+        return run_io<T, 6, NO>(in, n_in, out, n_out, [](const T* a, T* o) {          \
+            if constexpr (SCOPE == 0) glass::thread::NAME<T>(a, a + 3, o);            \
+            if constexpr (SCOPE == 1) glass::warp::NAME<T>(a, a + 3, o);              \
+            if constexpr (SCOPE == 2) glass::NAME<T>(a, a + 3, o);                    \
+        });                                                                           \
+    }
+
+SE3_TANGENT_OP(se3_Q_block, 9)
+SE3_TANGENT_OP(se3_retract_jacobian_q, 36)
+SE3_TANGENT_OP(se3_retract_jacobian_v, 36)
+
+// se3_retract<L>: in pose (7), rho (3), phi (3) -> pose_new (7)
+template <typename T, int SCOPE, QuatLayout L>
+bool se3_retract_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 13, 7>(in, n_in, out, n_out, [](const T* a, T* o) {
+        if constexpr (SCOPE == 0) glass::thread::se3_retract<T, L>(a, a + 7, a + 10, o);
+        if constexpr (SCOPE == 1) glass::warp::se3_retract<T, L>(a, a + 7, a + 10, o);
+        if constexpr (SCOPE == 2) glass::se3_retract<T, L>(a, a + 7, a + 10, o);
+    });
+}
+
+// se3_difference<L>: in pose_from (7), pose_to (7) -> rho (3), phi (3)
+template <typename T, int SCOPE, QuatLayout L>
+bool se3_difference_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 14, 6>(in, n_in, out, n_out, [](const T* a, T* o) {
+        if constexpr (SCOPE == 0) glass::thread::se3_difference<T, L>(a, a + 7, o, o + 3);
+        if constexpr (SCOPE == 1) glass::warp::se3_difference<T, L>(a, a + 7, o, o + 3);
+        if constexpr (SCOPE == 2) glass::se3_difference<T, L>(a, a + 7, o, o + 3);
+    });
+}
+
+// se3_retract_hessian<IS_Q>: in rho (3), phi (3) -> J2 (216)
+template <typename T, int SCOPE, bool IS_Q>
+bool se3_retract_hessian_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 6, 216>(in, n_in, out, n_out, [](const T* a, T* o) {
+        if constexpr (SCOPE == 0) glass::thread::se3_retract_hessian<T, IS_Q>(a, a + 3, o);
+        if constexpr (SCOPE == 1) glass::warp::se3_retract_hessian<T, IS_Q>(a, a + 3, o);
+        if constexpr (SCOPE == 2) glass::se3_retract_hessian<T, IS_Q>(a, a + 3, o);
+    });
+}
+
+// ---- lie_detail -----------------------------------------------------------------------------------------
+
+template <typename T>
+bool se3_Q_block_core_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 6, 9>(in, n_in, out, n_out,
+                           [](const T* a, T* o) { glass::lie_detail::se3_Q_block_core<T>(a, a + 3, o); });
+}
+
+template <typename T>
+bool se3_retract_jacobian_q_core_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 6, 36>(in, n_in, out, n_out,
+                            [](const T* a, T* o) { glass::lie_detail::se3_retract_jacobian_q_core<T>(a, a + 3, o); });
+}
+
+template <typename T>
+bool se3_retract_jacobian_v_core_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 6, 36>(in, n_in, out, n_out,
+                            [](const T* a, T* o) { glass::lie_detail::se3_retract_jacobian_v_core<T>(a, a + 3, o); });
+}
+
+template <typename T, QuatLayout L>
+bool se3_retract_core_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 13, 7>(in, n_in, out, n_out,
+                            [](const T* a, T* o) { glass::lie_detail::se3_retract_core<T, L>(a, a + 7, a + 10, o); });
+}
+
+template <typename T, QuatLayout L>
+bool se3_difference_core_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 14, 6>(in, n_in, out, n_out,
+                            [](const T* a, T* o) { glass::lie_detail::se3_difference_core<T, L>(a, a + 7, o, o + 3); });
+}
+
+// se3_d2_coefs: in t -> c (5), dc (5)
+bool se3_d2_coefs_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 1 || n_out != 10) return false;
+    glass::lie_detail::se3_d2_coefs(in[0], out, out + 5);
+    return true;
+}
+
+// se3_d2_dJr / se3_d2_dRinv: in phi (3), k -> 3×3 (θ and the coefficients formed from phi)
+template <int WHICH>
+bool se3_d2_phi_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 4 || n_out != 9) return false;
+    const double t = glass::lie_detail::vec3_norm(in);
+    double c[5], dc[5];
+    glass::lie_detail::se3_d2_coefs(t, c, dc);
+    if constexpr (WHICH == 0) glass::lie_detail::se3_d2_dJr(in, t, c, dc, int(in[3]), out);
+    if constexpr (WHICH == 1) glass::lie_detail::se3_d2_dRinv(in, t, c, dc, int(in[3]), out);
+    return true;
+}
+
+// se3_d2_dQ / se3_d2_doff: in rho (3), phi (3), kk -> 3×3
+template <int WHICH>
+bool se3_d2_tangent_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 7 || n_out != 9) return false;
+    const double t = glass::lie_detail::vec3_norm(in + 3);
+    double c[5], dc[5];
+    glass::lie_detail::se3_d2_coefs(t, c, dc);
+    if constexpr (WHICH == 0) glass::lie_detail::se3_d2_dQ(in, in + 3, t, c, dc, int(in[6]), out);
+    if constexpr (WHICH == 1) glass::lie_detail::se3_d2_doff(in, in + 3, t, c, dc, int(in[6]), out);
+    return true;
+}
+
+// se3_retract_hessian_slice<T, IS_Q>: in rho (3), phi (3), k -> slice (36)
+template <typename T, bool IS_Q>
+bool se3_retract_hessian_slice_op(const double* in, int n_in, double* out, int n_out) {
+    if (n_in != 7 || n_out != 36) return false;
+    const double t = glass::lie_detail::vec3_norm(in + 3);
+    double c[5], dc[5];
+    glass::lie_detail::se3_d2_coefs(t, c, dc);
+    auto o = poisoned<T>(36);
+    glass::lie_detail::se3_retract_hessian_slice<T, IS_Q>(in, in + 3, t, c, dc, int(in[6]), o.data());
+    cast_out(o.data(), 36, out);
+    return true;
+}
+
+}  // namespace
+
+#define SE3_REGISTER_SCOPES(NAME, TAG, ...)                                   \
+    GLASS_HARNESS_OP_T(#NAME TAG "/thread", NAME##_op, 0, ##__VA_ARGS__);     \
+    GLASS_HARNESS_OP_T(#NAME TAG "/warp", NAME##_op, 1, ##__VA_ARGS__);       \
+    GLASS_HARNESS_OP_T(#NAME TAG "/block", NAME##_op, 2, ##__VA_ARGS__)
+
+SE3_REGISTER_SCOPES(se3_Q_block, "");
+SE3_REGISTER_SCOPES(se3_retract_jacobian_q, "");
+SE3_REGISTER_SCOPES(se3_retract_jacobian_v, "");
+SE3_REGISTER_SCOPES(se3_retract, "[xyzw]", QuatLayout::xyzw);
+SE3_REGISTER_SCOPES(se3_retract, "[wxyz]", QuatLayout::wxyz);
+SE3_REGISTER_SCOPES(se3_difference, "[xyzw]", QuatLayout::xyzw);
+SE3_REGISTER_SCOPES(se3_difference, "[wxyz]", QuatLayout::wxyz);
+SE3_REGISTER_SCOPES(se3_retract_hessian, "[q]", true);
+SE3_REGISTER_SCOPES(se3_retract_hessian, "[v]", false);
+
+GLASS_HARNESS_OP_T("se3_Q_block_core/detail", se3_Q_block_core_op);
+GLASS_HARNESS_OP_T("se3_retract_core[xyzw]/detail", se3_retract_core_op, QuatLayout::xyzw);
+GLASS_HARNESS_OP_T("se3_retract_core[wxyz]/detail", se3_retract_core_op, QuatLayout::wxyz);
+GLASS_HARNESS_OP_T("se3_difference_core[xyzw]/detail", se3_difference_core_op, QuatLayout::xyzw);
+GLASS_HARNESS_OP_T("se3_difference_core[wxyz]/detail", se3_difference_core_op, QuatLayout::wxyz);
+GLASS_HARNESS_OP_T("se3_retract_jacobian_q_core/detail", se3_retract_jacobian_q_core_op);
+GLASS_HARNESS_OP_T("se3_retract_jacobian_v_core/detail", se3_retract_jacobian_v_core_op);
+GLASS_HARNESS_OP_T("se3_retract_hessian_slice[q]/detail", se3_retract_hessian_slice_op, true);
+GLASS_HARNESS_OP_T("se3_retract_hessian_slice[v]/detail", se3_retract_hessian_slice_op, false);
+// The second-derivative helpers are double-only by design.
+GLASS_HARNESS_OP("se3_d2_coefs/detail/double", se3_d2_coefs_op);
+GLASS_HARNESS_OP("se3_d2_dJr/detail/double", se3_d2_phi_op<0>);
+GLASS_HARNESS_OP("se3_d2_dRinv/detail/double", se3_d2_phi_op<1>);
+GLASS_HARNESS_OP("se3_d2_dQ/detail/double", se3_d2_tangent_op<0>);
+GLASS_HARNESS_OP("se3_d2_doff/detail/double", se3_d2_tangent_op<1>);

@@ -1,0 +1,125 @@
+// Harness calls of glass/so3.cuh: every operator at thread, warp and block scope, and the lie_detail cores
+// (scope "detail"), in double and float.
+#include "glass/so3.cuh"
+#include "harness.h"
+
+namespace {
+
+using glass_harness::cast_in;
+using glass_harness::cast_out;
+using glass_harness::poisoned;
+
+// Runs f(inputs as T, outputs as T) when the sizes are NI inputs and NO outputs.
+template <typename T, int NI, int NO, typename F>
+bool run_io(const double* in, int n_in, double* out, int n_out, F f) {
+    if (n_in != NI || n_out != NO) return false;
+    auto a = cast_in<T>(in, NI);
+    auto o = poisoned<T>(NO);
+    f(a.data(), o.data());
+    cast_out(o.data(), NO, out);
+    return true;
+}
+
+// An operator op(const T* x, T* y) at scope SCOPE (0 thread, 1 warp, 2 block): in NI -> out NO.
+#define SO3_SCOPED_OP(NAME, NI, NO)                                                   \
+    template <typename T, int SCOPE>                                                  \
+    bool NAME##_op(const double* in, int n_in, double* out, int n_out) {              \
+        return run_io<T, NI, NO>(in, n_in, out, n_out, [](const T* a, T* o) {         \
+            if constexpr (SCOPE == 0) glass::thread::NAME<T>(a, o);                   \
+            if constexpr (SCOPE == 1) glass::warp::NAME<T>(a, o);                     \
+            if constexpr (SCOPE == 2) glass::NAME<T>(a, o);                           \
+        });                                                                           \
+    }
+
+SO3_SCOPED_OP(skew, 3, 9)
+SO3_SCOPED_OP(so3_exp, 3, 9)
+SO3_SCOPED_OP(so3_log, 9, 3)
+SO3_SCOPED_OP(so3_right_jacobian, 3, 9)
+SO3_SCOPED_OP(so3_right_jacobian_inv, 3, 9)
+SO3_SCOPED_OP(so3_left_jacobian, 3, 9)
+SO3_SCOPED_OP(so3_left_jacobian_inv, 3, 9)
+
+// A lie_detail core op(const T* x, T* y): in NI -> out NO.
+#define SO3_CORE_OP(NAME, NI, NO)                                                                      \
+    template <typename T>                                                                              \
+    bool NAME##_op(const double* in, int n_in, double* out, int n_out) {                               \
+        return run_io<T, NI, NO>(in, n_in, out, n_out, [](const T* a, T* o) { glass::lie_detail::NAME<T>(a, o); }); \
+    }
+
+SO3_CORE_OP(skew_core, 3, 9)
+SO3_CORE_OP(so3_exp_core, 3, 9)
+SO3_CORE_OP(so3_log_core, 9, 3)
+SO3_CORE_OP(so3_right_jacobian_core, 3, 9)
+SO3_CORE_OP(so3_left_jacobian_core, 3, 9)
+SO3_CORE_OP(so3_right_jacobian_inv_core, 3, 9)
+SO3_CORE_OP(so3_left_jacobian_inv_core, 3, 9)
+
+// mat3_mul_core: in A (9), B (9) -> C (9)
+template <typename T>
+bool mat3_mul_core_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 18, 9>(in, n_in, out, n_out,
+                            [](const T* a, T* o) { glass::lie_detail::mat3_mul_core<T>(a, a + 9, o); });
+}
+
+// mat3_vec_core: in A (9), v (3) -> A·v (3)
+template <typename T>
+bool mat3_vec_core_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 12, 3>(in, n_in, out, n_out,
+                            [](const T* a, T* o) { glass::lie_detail::mat3_vec_core<T>(a, a + 9, o); });
+}
+
+// rodrigues_core: in phi (3), ca, cb -> M (9)
+template <typename T>
+bool rodrigues_core_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 5, 9>(in, n_in, out, n_out,
+                           [](const T* a, T* o) { glass::lie_detail::rodrigues_core<T>(a, a[3], a[4], o); });
+}
+
+// rodrigues_coefs: in theta -> a, b, c
+template <typename T>
+bool rodrigues_coefs_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 1, 3>(in, n_in, out, n_out,
+                           [](const T* a, T* o) { glass::lie_detail::rodrigues_coefs<T>(a[0], o[0], o[1], o[2]); });
+}
+
+// vec3_norm: in v (3) -> |v|
+template <typename T>
+bool vec3_norm_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 3, 1>(in, n_in, out, n_out, [](const T* a, T* o) { o[0] = glass::lie_detail::vec3_norm<T>(a); });
+}
+
+// inv_jacobian_coef: in theta -> e
+template <typename T>
+bool inv_jacobian_coef_op(const double* in, int n_in, double* out, int n_out) {
+    return run_io<T, 1, 1>(in, n_in, out, n_out,
+                           [](const T* a, T* o) { o[0] = glass::lie_detail::inv_jacobian_coef<T>(a[0]); });
+}
+
+}  // namespace
+
+#define SO3_REGISTER_SCOPES(NAME)                                \
+    GLASS_HARNESS_OP_T(#NAME "/thread", NAME##_op, 0);           \
+    GLASS_HARNESS_OP_T(#NAME "/warp", NAME##_op, 1);             \
+    GLASS_HARNESS_OP_T(#NAME "/block", NAME##_op, 2)
+
+SO3_REGISTER_SCOPES(skew);
+SO3_REGISTER_SCOPES(so3_exp);
+SO3_REGISTER_SCOPES(so3_log);
+SO3_REGISTER_SCOPES(so3_right_jacobian);
+SO3_REGISTER_SCOPES(so3_right_jacobian_inv);
+SO3_REGISTER_SCOPES(so3_left_jacobian);
+SO3_REGISTER_SCOPES(so3_left_jacobian_inv);
+
+GLASS_HARNESS_OP_T("skew_core/detail", skew_core_op);
+GLASS_HARNESS_OP_T("mat3_mul_core/detail", mat3_mul_core_op);
+GLASS_HARNESS_OP_T("mat3_vec_core/detail", mat3_vec_core_op);
+GLASS_HARNESS_OP_T("rodrigues_core/detail", rodrigues_core_op);
+GLASS_HARNESS_OP_T("rodrigues_coefs/detail", rodrigues_coefs_op);
+GLASS_HARNESS_OP_T("vec3_norm/detail", vec3_norm_op);
+GLASS_HARNESS_OP_T("so3_exp_core/detail", so3_exp_core_op);
+GLASS_HARNESS_OP_T("so3_log_core/detail", so3_log_core_op);
+GLASS_HARNESS_OP_T("so3_right_jacobian_core/detail", so3_right_jacobian_core_op);
+GLASS_HARNESS_OP_T("so3_left_jacobian_core/detail", so3_left_jacobian_core_op);
+GLASS_HARNESS_OP_T("inv_jacobian_coef/detail", inv_jacobian_coef_op);
+GLASS_HARNESS_OP_T("so3_right_jacobian_inv_core/detail", so3_right_jacobian_inv_core_op);
+GLASS_HARNESS_OP_T("so3_left_jacobian_inv_core/detail", so3_left_jacobian_inv_core_op);
