@@ -29,13 +29,16 @@ def rng(request):
 
 
 def pytest_terminal_summary(terminalreporter):
-    from test_contract import COVERAGE
+    from test_contract import COVERAGE, SCOPE_COVERAGE
 
     if not COVERAGE:
         return
-    terminalreporter.write_sep("-", "operator contract (spec functions: in kernels/glass / tested by the harness)")
-    total = [0, 0, 0]
+    terminalreporter.write_sep("-", "operator contract (spec functions in kernels/glass, tested, tested in every scope)")
+    total = [0, 0, 0, 0, 0]
     for section, (n, d, t) in COVERAGE.items():
-        terminalreporter.write_line(f"{section:<40} {d:3d}/{n:<3d} in headers  {t:3d}/{n:<3d} tested")
-        total = [total[0] + n, total[1] + d, total[2] + t]
-    terminalreporter.write_line(f"{'all':<40} {total[1]:3d}/{total[0]:<3d} in headers  {total[2]:3d}/{total[0]:<3d} tested")
+        u, ud = SCOPE_COVERAGE.get(section, (0, 0))
+        terminalreporter.write_line(f"{section:<34} {d:3d}/{n:<3d} in headers {t:3d}/{n:<3d} tested "
+                                    f"{ud:3d}/{u:<3d} function·scopes")
+        total = [total[0] + n, total[1] + d, total[2] + t, total[3] + u, total[4] + ud]
+    terminalreporter.write_line(f"{'all':<34} {total[1]:3d}/{total[0]:<3d} in headers {total[2]:3d}/{total[0]:<3d} tested "
+                                f"{total[4]:3d}/{total[3]:<3d} function·scopes")

@@ -49,3 +49,17 @@ def defined_in_headers(name: str, text: str) -> bool:
     """Whether the headers define a function of that name (a return type or template line, then name()."""
     return re.search(rf"^[ \t]*(?:GLASS_HD|GLASS_DEVICE|inline|constexpr|template)[^\n;]*\b{re.escape(name)}\s*\(",
                      text, re.M) is not None
+
+
+def scope_units(f: Function) -> list[str]:
+    """The scopes a function must be exercised in. The spec documents an array operator's block form (with
+    TRAILING_SYNC) and, as a second signature without it, the form glass::warp and glass::thread share:
+    such a function needs block, warp and thread calls. A block-only function (the _fast warp-shuffle
+    reductions, block-level detail templates) needs a block call; any other function one call."""
+    synced = [s for s in f.signatures if "TRAILING_SYNC" in s]
+    plain = [s for s in f.signatures if "TRAILING_SYNC" not in s]
+    if synced and plain:
+        return ["block", "warp", "thread"]
+    if synced:
+        return ["block"]
+    return ["any"]

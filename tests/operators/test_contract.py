@@ -24,6 +24,7 @@ COMPLETE: tuple[str, ...] = (
 )
 
 COVERAGE: dict[str, tuple[int, int, int]] = {}  # section -> (functions, in headers, tested)
+SCOPE_COVERAGE: dict[str, tuple[int, int]] = {}  # section -> (function·scope units, tested)
 
 
 def test_spec_is_parsed():
@@ -35,8 +36,19 @@ def test_spec_is_parsed():
 def test_coverage(harness):
     text = contract.header_text()
     tested = harness.functions()
+    scopes: dict[str, set[str]] = {}
+    for name in harness.names:
+        parts = name.split("/")
+        scopes.setdefault(parts[0].split("[")[0], set()).add(parts[1] if len(parts) > 1 else "")
     missing: list[str] = []
     for f in contract.spec_functions():
+        units = contract.scope_units(f)
+        have = scopes.get(f.name, set())
+        done = [u for u in units if (u == "any" and have) or u in have]
+        n_units, n_done = SCOPE_COVERAGE.get(f.section, (0, 0))
+        SCOPE_COVERAGE[f.section] = (n_units + len(units), n_done + len(done))
+        if f.section in COMPLETE and len(done) < len(units):
+            missing.append(f"{f.section}: {f.name} not exercised in scope(s) {sorted(set(units) - set(done))}")
         defined = contract.defined_in_headers(f.name, text)
         covered = f.name in tested
         n, d, t = COVERAGE.get(f.section, (0, 0, 0))
