@@ -146,14 +146,18 @@ func emitEndEffectorPoseHessian(g *gen) {
 			w.line("for (int j = 1; j < NB; ++j) { jc = robot::v_index[j] <= c ? j : jc; jk = robot::v_index[j] <= k ? j : jk; }")
 			w.line("bool turns = false;")
 			w.line("for (int x = jc; x >= 0 && !turns; x = robot::parent[x]) turns = x == jk;")
+			w.line("const T wc[3] = {%s[c], %s[NV + c], %s[2 * NV + c]};", sJ, sJ, sJ)
+			w.line("const T vc[3] = {%s[3 * NV + c], %s[4 * NV + c], %s[5 * NV + c]};", sJ, sJ, sJ)
+			w.line("const T wk[3] = {%s[k], %s[NV + k], %s[2 * NV + k]};", sJ, sJ, sJ)
+			w.line("const T vk[3] = {%s[3 * NV + k], %s[4 * NV + k], %s[5 * NV + k]};", sJ, sJ, sJ)
 			w.line("T d[6];")
 			w.block("if (turns)", func() {
-				w.line("vec3_cross<T>(%s + k, NV, %s + c, NV, d);", sJ, sJ)
-				w.line("vec3_cross<T>(%s + k, NV, %s + 3 * NV + c, NV, d + 3);", sJ, sJ)
+				w.line("glass::spatial_detail::cross3(wk, wc, d);")
+				w.line("glass::spatial_detail::cross3(wk, vc, d + 3);")
 			}, " else {")
 			w.indent++
 			w.line("d[0] = d[1] = d[2] = T(0);")
-			w.line("vec3_cross<T>(%s + c, NV, %s + 3 * NV + k, NV, d + 3);", sJ, sJ)
+			w.line("glass::spatial_detail::cross3(wc, vk, d + 3);")
 			w.indent--
 			w.line("}")
 			w.line("for (int row = 0; row < 6; ++row) s_H[(row * NV + c) * NV + k] = d[row];")

@@ -19,14 +19,6 @@ GLASS_HD void mat3_tmul(const T* e, const T* x, T* y) {
     for (int j = 0; j < 3; ++j) y[j] = e[3 * j] * x[0] + e[3 * j + 1] * x[1] + e[3 * j + 2] * x[2];
 }
 
-// c = a × b for 3-vectors read at stride sa and sb (c must not alias a or b).
-template <typename T>
-GLASS_HD void vec3_cross(const T* a, int sa, const T* b, int sb, T* c) {
-    c[0] = a[sa] * b[2 * sb] - a[2 * sa] * b[sb];
-    c[1] = a[2 * sa] * b[0] - a[0] * b[2 * sb];
-    c[2] = a[0] * b[sb] - a[sa] * b[0];
-}
-
 // Composes the A→B transform (Eab, rab) with the B→C transform (Ebc, rbc) into A→C:
 // E = Ebc·Eab, r = rab + Eabᵀ·rbc. Outputs must not alias inputs.
 template <typename T>
