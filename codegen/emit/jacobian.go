@@ -52,7 +52,7 @@ func (g *gen) emitJacobianColumn(sW, frame, c, out string) {
 	w.line("T col[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};")
 	w.block("if (fj >= 0)", func() {
 		w.line("T p[3];")
-		w.line("mat3_tmul<T>(%s + 12 * fj, robot::frame_r<T>() + 3 * %s, p);", sW, frame)
+		w.line("glass::spatial_detail::rot_apply_t(%s + 12 * fj, robot::frame_r<T>() + 3 * %s, p);", sW, frame)
 		w.line("for (int k = 0; k < 3; ++k) p[k] += %s[12 * fj + 9 + k];", sW)
 		w.block("for (int j = fj; j >= 0; j = robot::parent[j])", func() {
 			w.line("const int kind = robot::kind[j];")

@@ -6,7 +6,10 @@
 // [ω; v]. A free-flyer's q is [x y z qx qy qz qw] and its velocity [v_lin; ω] in the body frame.
 #pragma once
 
+#include "glass/quaternion.cuh"
 #include "glass/scope.cuh"
+#include "glass/so3.cuh"
+#include "glass/spatial.cuh"
 #include "grid/transforms.cuh"
 
 #include <cmath>
@@ -41,7 +44,7 @@ GLASS_HD void joint_transform(int kind, const T* axis, const T* Ep, const T* rp,
     if (kind == JOINT_PRISMATIC) {
         T d[3] = {axis[0] * q[0], axis[1] * q[0], axis[2] * q[0]};
         T shift[3];
-        mat3_tmul(Ep, d, shift);
+        glass::spatial_detail::rot_apply_t(Ep, d, shift);
         for (int k = 0; k < 9; ++k) E[k] = Ep[k];
         for (int k = 0; k < 3; ++k) r[k] = rp[k] + shift[k];
         return;
@@ -50,25 +53,20 @@ GLASS_HD void joint_transform(int kind, const T* axis, const T* Ep, const T* rp,
     T Ej[9];
     T p[3] = {T(0), T(0), T(0)};
     if (kind == JOINT_REVOLUTE) {
-        const T s = sin_of(q[0]), c = cos_of(q[0]), t = T(1) - c;
-        const T x = axis[0], y = axis[1], z = axis[2];
-        // Rodrigues: R = I + s[a]× + (1-c)[a]×²; Ej = Rᵀ, column-major.
-        Ej[0] = c + t * x * x;     Ej[3] = t * x * y + s * z; Ej[6] = t * x * z - s * y;
-        Ej[1] = t * x * y - s * z; Ej[4] = c + t * y * y;     Ej[7] = t * y * z + s * x;
-        Ej[2] = t * x * z + s * y; Ej[5] = t * y * z - s * x; Ej[8] = c + t * z * z;
+        // Rodrigues about the unit axis: Rᵀ = I − sin q·[a]× + (1 − cos q)·[a]×²
+        glass::lie_detail::rodrigues_core(axis, -sin_of(q[0]), T(1) - cos_of(q[0]), Ej);
     } else {
-        const T x = q[3], y = q[4], z = q[5], w = q[6];
-        // The rotation of q/|q| (s = 2/|q|²): only the quaternion's direction matters, so derivatives with
-        // respect to the raw quaternion are well defined. Ej = R(q)ᵀ, column-major: entry (i, j) is R(j, i).
-        const T s = T(2) / (x * x + y * y + z * z + w * w);
-        Ej[0] = T(1) - s * (y * y + z * z); Ej[3] = s * (x * y + z * w); Ej[6] = s * (x * z - y * w);
-        Ej[1] = s * (x * y - z * w); Ej[4] = T(1) - s * (x * x + z * z); Ej[7] = s * (y * z + x * w);
-        Ej[2] = s * (x * z + y * w); Ej[5] = s * (y * z - x * w); Ej[8] = T(1) - s * (x * x + y * y);
+        // The rotation of quat/|quat|: only the quaternion's direction matters, so derivatives with respect
+        // to the raw quaternion are well defined. Rᵀ is the rotation of the conjugate.
+        T unit[4], conj[4];
+        glass::lie_detail::quat_normalize_core<T, glass::QuatLayout::xyzw, false>(q + 3, unit);
+        glass::lie_detail::quat_conj_core<T, glass::QuatLayout::xyzw>(unit, conj);
+        glass::lie_detail::quat_to_rot_core<T, glass::QuatLayout::xyzw>(conj, Ej);
         p[0] = q[0]; p[1] = q[1]; p[2] = q[2];
     }
-    mat3_mul(Ej, Ep, E);
+    glass::lie_detail::mat3_mul_core(Ej, Ep, E);
     T shift[3];
-    mat3_tmul(Ep, p, shift);
+    glass::spatial_detail::rot_apply_t(Ep, p, shift);
     for (int k = 0; k < 3; ++k) r[k] = rp[k] + shift[k];
 }
 

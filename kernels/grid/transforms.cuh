@@ -2,30 +2,18 @@
 #pragma once
 
 #include "glass/scope.cuh"
+#include "glass/so3.cuh"
+#include "glass/spatial.cuh"
 
 namespace grid {
-
-// c = a·b for column-major 3×3 matrices (c must not alias a or b).
-template <typename T>
-GLASS_HD void mat3_mul(const T* a, const T* b, T* c) {
-    for (int j = 0; j < 3; ++j)
-        for (int i = 0; i < 3; ++i)
-            c[i + 3 * j] = a[i] * b[3 * j] + a[i + 3] * b[3 * j + 1] + a[i + 6] * b[3 * j + 2];
-}
-
-// y = Eᵀ·x for a column-major 3×3 E.
-template <typename T>
-GLASS_HD void mat3_tmul(const T* e, const T* x, T* y) {
-    for (int j = 0; j < 3; ++j) y[j] = e[3 * j] * x[0] + e[3 * j + 1] * x[1] + e[3 * j + 2] * x[2];
-}
 
 // Composes the A→B transform (Eab, rab) with the B→C transform (Ebc, rbc) into A→C:
 // E = Ebc·Eab, r = rab + Eabᵀ·rbc. Outputs must not alias inputs.
 template <typename T>
 GLASS_HD void transform_compose(const T* Eab, const T* rab, const T* Ebc, const T* rbc, T* E, T* r) {
-    mat3_mul(Ebc, Eab, E);
+    glass::lie_detail::mat3_mul_core(Ebc, Eab, E);
     T s[3];
-    mat3_tmul(Eab, rbc, s);
+    glass::spatial_detail::rot_apply_t(Eab, rbc, s);
     for (int k = 0; k < 3; ++k) r[k] = rab[k] + s[k];
 }
 
