@@ -299,3 +299,48 @@ class RobotHandle(RobotBase):
         """
         index = self.frame_index(frame)
         return self._run("frame_jacobian", "frame_jacobian", (q,), frame=index)[0]
+
+    # Derivatives ----------------------------------------------------------------------------------
+
+    def inverse_dynamics_derivatives(
+        self, q: npt.ArrayLike, qd: npt.ArrayLike, qdd: npt.ArrayLike
+    ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        """``(dtau_dq, dtau_dqd)``, each ``(..., NV, NV)``; see
+        :meth:`grid_rbd.jax.JaxRobotHandle.inverse_dynamics_derivatives`."""
+        dq, dqd = self._run("inverse_dynamics_derivatives", "inverse_dynamics_gradient", (q, qd, qdd))
+        return dq, dqd
+
+    def forward_dynamics_derivatives(
+        self, q: npt.ArrayLike, qd: npt.ArrayLike, tau: npt.ArrayLike
+    ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+        """``(dqdd_dq, dqdd_dqd, minv)``, each ``(..., NV, NV)``; see
+        :meth:`grid_rbd.jax.JaxRobotHandle.forward_dynamics_derivatives`."""
+        dq, dqd, minv = self._run("forward_dynamics_derivatives", "forward_dynamics_gradient", (q, qd, tau))
+        return dq, dqd, minv
+
+    def inverse_dynamics_second_derivatives(
+        self, q: npt.ArrayLike, qd: npt.ArrayLike, qdd: npt.ArrayLike
+    ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+        """``(d2tau_dq2, d2tau_dqdqd, d2tau_dqd2, dM_dq)``, each ``(..., NV, NV, NV)``; see
+        :meth:`grid_rbd.jax.JaxRobotHandle.inverse_dynamics_second_derivatives`."""
+        a, b, c, d = self._run("inverse_dynamics_second_derivatives", "idsva_so", (q, qd, qdd))
+        return a, b, c, d
+
+    def forward_dynamics_second_derivatives(
+        self, q: npt.ArrayLike, qd: npt.ArrayLike, tau: npt.ArrayLike
+    ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+        """``(d2qdd_dq2, d2qdd_dqdqd, d2qdd_dqd2, dMinv_dq)``, each ``(..., NV, NV, NV)``; see
+        :meth:`grid_rbd.jax.JaxRobotHandle.forward_dynamics_second_derivatives`."""
+        a, b, c, d = self._run("forward_dynamics_second_derivatives", "fdsva_so", (q, qd, tau))
+        return a, b, c, d
+
+    def frame_jacobians(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
+        """World-aligned Jacobians of every frame, ``(..., NF, 6, NV)``; see
+        :meth:`grid_rbd.jax.JaxRobotHandle.frame_jacobians`."""
+        return self._run("frame_jacobians", "end_effector_pose_gradient", (q,))[0]
+
+    def frame_jacobian_derivatives(self, q: npt.ArrayLike, frame: str | int) -> npt.NDArray[Any]:
+        """The derivative of one frame's Jacobian along every tangent direction, ``(..., 6, NV, NV)``; see
+        :meth:`grid_rbd.jax.JaxRobotHandle.frame_jacobian_derivatives`."""
+        index = self.frame_index(frame)
+        return self._run("frame_jacobian_derivatives", "end_effector_pose_hessian", (q,), frame=index)[0]
