@@ -75,9 +75,9 @@ func RefDemo(urdfPath *string, floating *bool, seconds *float64) error {
 	return rollout(r, duration)
 }
 
-// Gen generates a robot's CUDA C++ header and metadata into build/<name>/ (grid.cuh, metadata.json), where
-// name is the URDF file's stem. Flags: -floating adds a free-flyer base; -out=DIR overrides the folder;
-// -block=N sets the launch helpers' default block size (default 128).
+// Gen generates a robot's CUDA C++ header, metadata and XLA FFI bindings into build/<name>/ (grid.cuh,
+// metadata.json, grid_ffi.h), where name is the URDF file's stem. Flags: -floating adds a free-flyer base;
+// -out=DIR overrides the folder; -block=N sets the launch helpers' default block size (default 128).
 func Gen(urdfPath string, floating *bool, out *string, block *int) error {
 	start := time.Now()
 	r, err := loadRobot(urdfPath, floating, nil)
