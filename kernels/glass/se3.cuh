@@ -21,7 +21,7 @@
 // noted). The Hessian strides its six direction slices over the threads instead.
 #pragma once
 
-#include "quaternion.cuh"  // the QuatLayout tag only
+#include "quaternion.cuh"
 #include "scope.cuh"
 #include "so3.cuh"
 
@@ -35,34 +35,24 @@ namespace lie_detail {
 // Storage index of quaternion component c (0..3 = x, y, z, w) in layout L.
 template <QuatLayout L>
 GLASS_HD constexpr uint32_t se3_qslot(uint32_t c) {
-    return L == QuatLayout::xyzw ? c : (c == 3u ? 0u : c + 1u);
+    return c == 0u ? layout<L>::X : c == 1u ? layout<L>::Y : c == 2u ? layout<L>::Z : layout<L>::W;
 }
 
 // Loads the quaternion of a pose block as (x, y, z, w), normalised.
 template <typename T, QuatLayout L>
 GLASS_HD void se3_load_quat(const T* pose, T* q) {
-    using std::sqrt;
+    T raw[4];
     GLASS_LIE_UNROLL
-    for (uint32_t c = 0; c < 4u; ++c) q[c] = pose[3u + se3_qslot<L>(c)];
-    const T inv = T(1) / sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    GLASS_LIE_UNROLL
-    for (uint32_t c = 0; c < 4u; ++c) q[c] *= inv;
+    for (uint32_t c = 0; c < 4u; ++c) raw[c] = pose[3u + se3_qslot<L>(c)];
+    quat_normalize_core<T, QuatLayout::xyzw, false>(raw, q);
 }
 
-// out = R(q)·x for a unit (x, y, z, w) quaternion, with the vector part scaled by s (s = −1 applies Rᵀ):
-// u = 2·v × x, out = x + w·u + v × u. out must not alias x.
+// out = R(q)·x for a unit (x, y, z, w) quaternion, with the vector part scaled by s (s = −1 applies Rᵀ).
+// out must not alias x.
 template <typename T>
 GLASS_HD void se3_quat_rotate(const T* q, T s, const T* x, T* out) {
-    const T v[3] = {s * q[0], s * q[1], s * q[2]};
-    T u[3], vu[3];
-    u[0] = T(2) * (v[1] * x[2] - v[2] * x[1]);
-    u[1] = T(2) * (v[2] * x[0] - v[0] * x[2]);
-    u[2] = T(2) * (v[0] * x[1] - v[1] * x[0]);
-    vu[0] = v[1] * u[2] - v[2] * u[1];
-    vu[1] = v[2] * u[0] - v[0] * u[2];
-    vu[2] = v[0] * u[1] - v[1] * u[0];
-    GLASS_LIE_UNROLL
-    for (uint32_t i = 0; i < 3u; ++i) out[i] = x[i] + q[3] * u[i] + vu[i];
+    const T qs[4] = {s * q[0], s * q[1], s * q[2], q[3]};
+    quat_rotate_core<T, QuatLayout::xyzw>(qs, x, out);
 }
 
 // c = {A, B, C, D, E} of the file header and, with WITH_DC, dc = {X'(θ)/θ}. The closed-form derivatives use
