@@ -48,6 +48,18 @@ std::vector<T> poisoned(int n) {
     return std::vector<T>(std::size_t(n), T(NAN));
 }
 
+// The usual call body: checks the sizes (NI inputs, NO outputs), runs f(inputs as T, poisoned outputs as T)
+// and copies the outputs back.
+template <typename T, int NI, int NO, typename F>
+bool run_io(const double* in, int n_in, double* out, int n_out, F f) {
+    if (n_in != NI || n_out != NO) return false;
+    auto a = cast_in<T>(in, NI);
+    auto o = poisoned<T>(NO);
+    f(a.data(), o.data());
+    cast_out(o.data(), NO, out);
+    return true;
+}
+
 }  // namespace glass_harness
 
 #define GLASS_HARNESS_CAT2(a, b) a##b

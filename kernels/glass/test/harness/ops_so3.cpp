@@ -8,17 +8,7 @@ namespace {
 using glass_harness::cast_in;
 using glass_harness::cast_out;
 using glass_harness::poisoned;
-
-// Runs f(inputs as T, outputs as T) when the sizes are NI inputs and NO outputs.
-template <typename T, int NI, int NO, typename F>
-bool run_io(const double* in, int n_in, double* out, int n_out, F f) {
-    if (n_in != NI || n_out != NO) return false;
-    auto a = cast_in<T>(in, NI);
-    auto o = poisoned<T>(NO);
-    f(a.data(), o.data());
-    cast_out(o.data(), NO, out);
-    return true;
-}
+using glass_harness::run_io;
 
 // An operator op(const T* x, T* y) at scope SCOPE (0 thread, 1 warp, 2 block): in NI -> out NO.
 #define SO3_SCOPED_OP(NAME, NI, NO)                                                   \
