@@ -27,35 +27,7 @@ func emitForwardDynamicsGradient(g *gen) {
 	w.line("template <typename T>")
 	w.block("GLASS_DEVICE void forward_dynamics_gradient_inner(T* s_dqdd_dq, T* s_dqdd_dqd, T* s_Minv, const T* s_q, const T* s_qd, const T* s_tau, T* s_temp, Vec3<T> gravity)", func() {
 		a.declare(w)
-		w.comment("qdd = M⁻¹ (τ − bias); each inner ends with a barrier")
-		w.line("bias_forces_inner<T>(%s, s_q, s_qd, %s, gravity);", sU, sInner)
-		w.blockStride("k", nv, func() {
-			w.line("%s[k] = s_tau[k] - %s[k];", sU, sU)
-		})
-		w.line("minv_inner<T>(s_Minv, s_q, %s);", sInner)
-		w.blockStride("k", nv, func() {
-			w.line("T s = T(0);")
-			w.line("for (int j = 0; j < NV; ++j) s += s_Minv[j * NV + k] * %s[j];", sU)
-			w.line("%s[k] = s;", sQdd)
-		})
-		w.sync()
-		w.comment("∂τ lands in the outputs, whose shared memory a separate ∂τ buffer would double on large robots")
-		w.line("inverse_dynamics_gradient_inner<T>(s_dqdd_dq, s_dqdd_dqd, s_q, s_qd, %s, %s, gravity);", sQdd, sInner)
-		w.comment("∂qdd = −M⁻¹ ∂τ into the scratch, both blocks at once (entry (row, col) of block b), then copied back")
-		w.blockStride("e", 2*nv*nv, func() {
-			w.line("const int b = int(e) / (NV * NV);")
-			w.line("const int row = (int(e) / NV) %% NV;")
-			w.line("const int col = int(e) %% NV;")
-			w.line("const T* dtau = b == 0 ? s_dqdd_dq : s_dqdd_dqd;")
-			w.line("T s = T(0);")
-			w.line("for (int j = 0; j < NV; ++j) s += s_Minv[row * NV + j] * dtau[j * NV + col];")
-			w.line("%s[e] = -s;", sInner)
-		})
-		w.sync()
-		w.blockStride("e", 2*nv*nv, func() {
-			w.line("(e < NV * NV ? s_dqdd_dq : s_dqdd_dqd - NV * NV)[e] = %s[e];", sInner)
-		})
-		w.sync()
+		g.emitForwardDynamicsFirstOrder(fdFirstOrder{u: sU, qdd: sQdd, minv: "s_Minv", dq: "s_dqdd_dq", dqd: "s_dqdd_dqd", scratch: sInner})
 	})
 	w.blank()
 	shape := []int{nv, nv}
@@ -76,4 +48,45 @@ func emitForwardDynamicsGradient(g *gen) {
 		inner:   "forward_dynamics_gradient_inner<T>",
 		temp:    a.size,
 	})
+}
+
+// fdFirstOrder names the regions emitForwardDynamicsFirstOrder fills: u (NV, bias then τ − bias), qdd (NV),
+// minv, dq and dqd (NV×NV each, ∂qdd/∂q and ∂qdd/∂qd), and scratch (at least the bias-force, M⁻¹ and RNEA
+// gradient inners' scratch, and 2·NV²).
+type fdFirstOrder struct{ u, qdd, minv, dq, dqd, scratch string }
+
+// emitForwardDynamicsFirstOrder writes qdd = M⁻¹ (τ − bias) and the first-order derivatives
+// ∂qdd/∂x = −M⁻¹ ∂τ/∂x, shared by forward_dynamics_gradient and fdsva_so. ∂τ is formed in dq and dqd
+// themselves (a separate ∂τ buffer would double their shared memory on large robots), −M⁻¹ ∂τ in the
+// scratch, then copied back. Ends with a barrier.
+func (g *gen) emitForwardDynamicsFirstOrder(f fdFirstOrder) {
+	w, nv := g.w, g.r.NV
+	w.comment("qdd = M⁻¹ (τ − bias); each inner ends with a barrier")
+	w.line("bias_forces_inner<T>(%s, s_q, s_qd, %s, gravity);", f.u, f.scratch)
+	w.blockStride("k", nv, func() {
+		w.line("%s[k] = s_tau[k] - %s[k];", f.u, f.u)
+	})
+	w.line("minv_inner<T>(%s, s_q, %s);", f.minv, f.scratch)
+	w.blockStride("k", nv, func() {
+		w.line("T s = T(0);")
+		w.line("for (int j = 0; j < NV; ++j) s += %s[j * NV + k] * %s[j];", f.minv, f.u)
+		w.line("%s[k] = s;", f.qdd)
+	})
+	w.sync()
+	w.line("inverse_dynamics_gradient_inner<T>(%s, %s, s_q, s_qd, %s, %s, gravity);", f.dq, f.dqd, f.qdd, f.scratch)
+	w.comment("∂qdd = −M⁻¹ ∂τ into the scratch, both blocks at once (entry (row, col) of block b), then copied back")
+	w.blockStride("e", 2*nv*nv, func() {
+		w.line("const int b = int(e) / (NV * NV);")
+		w.line("const int row = (int(e) / NV) %% NV;")
+		w.line("const int col = int(e) %% NV;")
+		w.line("const T* dtau = b == 0 ? %s : %s;", f.dq, f.dqd)
+		w.line("T s = T(0);")
+		w.line("for (int j = 0; j < NV; ++j) s += %s[row * NV + j] * dtau[j * NV + col];", f.minv)
+		w.line("%s[e] = -s;", f.scratch)
+	})
+	w.sync()
+	w.blockStride("e", 2*nv*nv, func() {
+		w.line("(e < NV * NV ? %s : %s - NV * NV)[e] = %s[e];", f.dq, f.dqd, f.scratch)
+	})
+	w.sync()
 }
