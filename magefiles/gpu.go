@@ -43,6 +43,7 @@ func GPUPytestPrep() error {
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return fmt.Errorf("%s: %w", pytestRobots, err)
 	}
+	os.Setenv("GRID_CUDA_ARCH", arch) // cudaCompileArgs reads it
 	root := filepath.Join("build", "gpu-pytest")
 	if err := os.RemoveAll(root); err != nil {
 		return err
@@ -69,7 +70,6 @@ func GPUPytestPrep() error {
 		if err != nil {
 			return err
 		}
-		os.Setenv("GRID_CUDA_ARCH", arch)
 		args := cudaCompileArgs(fmt.Sprintf("-DGRID_FFI_ROBOT=%q", robot), []string{"-I", "kernels", "-I", out, "-isystem", "$inc"})
 		for i, a := range args {
 			if a != "$inc" {
