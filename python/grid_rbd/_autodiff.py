@@ -57,7 +57,7 @@ def _mv(a: jax.Array, x: jax.Array) -> jax.Array:
     return jnp.einsum("...ij,...j->...i", a, x)
 
 
-def _sum(terms: Sequence[jax.Array | None], like: jax.ShapeDtypeStruct) -> jax.Array:
+def _sum(terms: Sequence[jax.Array | None], like: jax.Array) -> jax.Array:
     present = [t for t in terms if t is not None]
     if not present:
         return jnp.zeros(like.shape, like.dtype)
