@@ -4,44 +4,39 @@
 
 namespace {
 
+using glass_harness::Args;
+using glass_harness::Call;
+using glass_harness::run_io;
+
 // angle_wrap: in x -> wrapped x
 template <typename T>
-bool angle_wrap_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 1 || n_out != 1) return false;
-    out[0] = double(glass::angle_wrap<T>(T(in[0])));
-    return true;
+bool angle_wrap_op(Call& c) {
+    return run_io<T, 1, 1>(c, GLASS_HARNESS_BODY(Args<T> x) { x.o[0] = glass::angle_wrap<T>(x.a[0]); });
 }
 
 // angle_diff: in a, b -> a ⊖ b
 template <typename T>
-bool angle_diff_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 2 || n_out != 1) return false;
-    out[0] = double(glass::angle_diff<T>(T(in[0]), T(in[1])));
-    return true;
+bool angle_diff_op(Call& c) {
+    return run_io<T, 2, 1>(c, GLASS_HARNESS_BODY(Args<T> x) { x.o[0] = glass::angle_diff<T>(x.a[0], x.a[1]); });
 }
 
 // angle_lerp: in a, b, t -> interpolated angle
 template <typename T>
-bool angle_lerp_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 3 || n_out != 1) return false;
-    out[0] = double(glass::angle_lerp<T>(T(in[0]), T(in[1]), T(in[2])));
-    return true;
+bool angle_lerp_op(Call& c) {
+    return run_io<T, 3, 1>(c,
+                           GLASS_HARNESS_BODY(Args<T> x) { x.o[0] = glass::angle_lerp<T>(x.a[0], x.a[1], x.a[2]); });
 }
 
 // clamp_unit: in v -> v clamped to [−1, 1]
 template <typename T>
-bool clamp_unit_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 1 || n_out != 1) return false;
-    out[0] = double(glass::clamp_unit<T>(T(in[0])));
-    return true;
+bool clamp_unit_op(Call& c) {
+    return run_io<T, 1, 1>(c, GLASS_HARNESS_BODY(Args<T> x) { x.o[0] = glass::clamp_unit<T>(x.a[0]); });
 }
 
 // pi: no inputs -> π rounded to T
 template <typename T>
-bool pi_op(const double*, int n_in, double* out, int n_out) {
-    if (n_in != 0 || n_out != 1) return false;
-    out[0] = double(glass::lie_detail::pi<T>());
-    return true;
+bool pi_op(Call& c) {
+    return run_io<T, 0, 1>(c, GLASS_HARNESS_BODY(Args<T> x) { x.o[0] = glass::lie_detail::pi<T>(); });
 }
 
 }  // namespace

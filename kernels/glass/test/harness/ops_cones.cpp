@@ -4,46 +4,44 @@
 
 namespace {
 
-using glass_harness::cast_in;
-using glass_harness::cast_out;
-using glass_harness::poisoned;
+using glass_harness::Args;
+using glass_harness::Call;
+using glass_harness::run;
 
 // soc_tail_norm / soc_violation: in g (m) -> 1
 template <typename T, int WHICH>
-bool soc_scalar_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in < 1 || n_out != 1) return false;
-    auto g = cast_in<T>(in, n_in);
-    const T v = WHICH == 0 ? glass::soc_tail_norm(g.data(), int32_t(n_in)) : glass::soc_violation(g.data(), int32_t(n_in));
-    out[0] = double(v);
-    return true;
+bool soc_scalar_op(Call& c) {
+    if (c.n_in < 1 || c.n_out != 1) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        const int32_t m = int32_t(x.n_in);
+        x.o[0] = WHICH == 0 ? glass::soc_tail_norm(x.a, m) : glass::soc_violation(x.a, m);
+    });
 }
 
 // soc_project: in w (m) -> p (m); SCOPE 3 is the thread-scope call projecting in place (p aliases w).
 template <typename T, int SCOPE>
-bool soc_project_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in < 1 || n_out != n_in) return false;
-    const int32_t m = int32_t(n_in);
-    auto w = cast_in<T>(in, n_in);
-    auto p = poisoned<T>(n_in);
-    if constexpr (SCOPE == 0) glass::thread::soc_project<T>(w.data(), p.data(), m);
-    if constexpr (SCOPE == 1) glass::warp::soc_project<T>(w.data(), p.data(), m);
-    if constexpr (SCOPE == 2) glass::soc_project<T>(w.data(), p.data(), m);
-    if constexpr (SCOPE == 3) {
-        glass::thread::soc_project<T>(w.data(), w.data(), m);
-        p = w;
-    }
-    cast_out(p.data(), n_in, out);
-    return true;
+bool soc_project_op(Call& c) {
+    if (c.n_in < 1 || c.n_out != c.n_in) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        const int32_t m = int32_t(x.n_in);
+        if constexpr (SCOPE == 0) glass::thread::soc_project<T>(x.a, x.o, m);
+        if constexpr (SCOPE == 1) glass::warp::soc_project<T>(x.a, x.o, m);
+        if constexpr (SCOPE == 2) glass::soc_project<T>(x.a, x.o, m);
+        if constexpr (SCOPE == 3) {
+            glass::thread::soc_project<T>(x.a, x.a, m);
+            x.put(x.a, m);
+        }
+    });
 }
 
 // al_soc_value: in rho, g (m), lam (m) -> 1
 template <typename T>
-bool al_soc_value_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in < 3 || (n_in - 1) % 2 != 0 || n_out != 1) return false;
-    const int32_t m = int32_t((n_in - 1) / 2);
-    auto a = cast_in<T>(in, n_in);
-    out[0] = double(glass::al_soc_value(a.data() + 1, a.data() + 1 + m, a[0], m));
-    return true;
+bool al_soc_value_op(Call& c) {
+    if (c.n_in < 3 || (c.n_in - 1) % 2 != 0 || c.n_out != 1) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        const int32_t m = int32_t((x.n_in - 1) / 2);
+        x.o[0] = glass::al_soc_value(x.a + 1, x.a + 1 + m, x.a[0], m);
+    });
 }
 
 }  // namespace

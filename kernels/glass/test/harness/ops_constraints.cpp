@@ -4,16 +4,18 @@
 
 namespace {
 
-using glass_harness::cast_in;
+using glass_harness::Args;
+using glass_harness::Call;
+using glass_harness::run_io;
 
-// A scalar function of N inputs returning one value.
-#define GLASS_CONSTRAINT_OP(op_name, N, expr)                                \
-    template <typename T>                                                     \
-    bool op_name(const double* in, int n_in, double* out, int n_out) {       \
-        if (n_in != (N) || n_out != 1) return false;                          \
-        auto a = cast_in<T>(in, n_in);                                        \
-        out[0] = double(expr);                                                \
-        return true;                                                          \
+// A scalar function of N inputs returning one value (a = the inputs as T).
+#define GLASS_CONSTRAINT_OP(op_name, N, expr)                             \
+    template <typename T>                                                  \
+    bool op_name(Call& c) {                                                \
+        return run_io<T, N, 1>(c, GLASS_HARNESS_BODY(Args<T> x) {          \
+            const T* a = x.a;                                              \
+            x.o[0] = T(expr);                                              \
+        });                                                                \
     }
 
 GLASS_CONSTRAINT_OP(interval_violation_op, 3, glass::interval_violation(a[0], a[1], a[2]))
@@ -35,14 +37,14 @@ GLASS_CONSTRAINT_OP(log_cosh_grad_op, 1, glass::log_cosh_grad(a[0]))
 
 // al_interval_grad_hess: in g, lo, hi, lam_hi, lam_lo, rho, sigma -> gr, h
 template <typename T>
-bool al_interval_grad_hess_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 7 || n_out != 2) return false;
-    auto a = cast_in<T>(in, n_in);
-    T gr, h;
-    glass::al_interval_grad_hess(a[0], a[1], a[2], a[3], a[4], a[5], a[6], gr, h);
-    out[0] = double(gr);
-    out[1] = double(h);
-    return true;
+bool al_interval_grad_hess_op(Call& c) {
+    return run_io<T, 7, 2>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        const T* a = x.a;
+        T gr, h;
+        glass::al_interval_grad_hess(a[0], a[1], a[2], a[3], a[4], a[5], a[6], gr, h);
+        x.o[0] = gr;
+        x.o[1] = h;
+    });
 }
 
 }  // namespace

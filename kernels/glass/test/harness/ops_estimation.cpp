@@ -5,84 +5,64 @@
 
 namespace {
 
-using glass_harness::cast_in;
-using glass_harness::cast_out;
-using glass_harness::poisoned;
+using glass_harness::Args;
+using glass_harness::Call;
+using glass_harness::run_io;
 
 enum Scope { THREAD, WARP, BLOCK, DETAIL };
 
 // eig3: in A (9, column-major) -> W (3, ascending), V (9)
 template <typename T, int SCOPE>
-bool eig3_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 9 || n_out != 12) return false;
-    auto a = cast_in<T>(in, 9);
-    auto o = poisoned<T>(12);
-    if constexpr (SCOPE == THREAD) glass::thread::eig3<T>(a.data(), o.data(), o.data() + 3);
-    if constexpr (SCOPE == WARP) glass::warp::eig3<T>(a.data(), o.data(), o.data() + 3);
-    if constexpr (SCOPE == BLOCK) glass::eig3<T>(a.data(), o.data(), o.data() + 3);
-    if constexpr (SCOPE == DETAIL) glass::est_detail::eig3_core<T>(a.data(), o.data(), o.data() + 3);
-    cast_out(o.data(), 12, out);
-    return true;
+bool eig3_op(Call& c) {
+    return run_io<T, 9, 12>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == THREAD) glass::thread::eig3<T>(x.a, x.o, x.o + 3);
+        if constexpr (SCOPE == WARP) glass::warp::eig3<T>(x.a, x.o, x.o + 3);
+        if constexpr (SCOPE == BLOCK) glass::eig3<T>(x.a, x.o, x.o + 3);
+        if constexpr (SCOPE == DETAIL) glass::est_detail::eig3_core<T>(x.a, x.o, x.o + 3);
+    });
 }
 
 // svd3: in A (9) -> U (9), S (3), V (9)
 template <typename T, int SCOPE>
-bool svd3_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 9 || n_out != 21) return false;
-    auto a = cast_in<T>(in, 9);
-    auto o = poisoned<T>(21);
-    T* u = o.data();
-    T* s = o.data() + 9;
-    T* v = o.data() + 12;
-    if constexpr (SCOPE == THREAD) glass::thread::svd3<T>(a.data(), u, s, v);
-    if constexpr (SCOPE == WARP) glass::warp::svd3<T>(a.data(), u, s, v);
-    if constexpr (SCOPE == BLOCK) glass::svd3<T>(a.data(), u, s, v);
-    if constexpr (SCOPE == DETAIL) glass::est_detail::svd3_core<T>(a.data(), u, s, v);
-    cast_out(o.data(), 21, out);
-    return true;
+bool svd3_op(Call& c) {
+    return run_io<T, 9, 21>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        T* u = x.o;
+        T* s = x.o + 9;
+        T* v = x.o + 12;
+        if constexpr (SCOPE == THREAD) glass::thread::svd3<T>(x.a, u, s, v);
+        if constexpr (SCOPE == WARP) glass::warp::svd3<T>(x.a, u, s, v);
+        if constexpr (SCOPE == BLOCK) glass::svd3<T>(x.a, u, s, v);
+        if constexpr (SCOPE == DETAIL) glass::est_detail::svd3_core<T>(x.a, u, s, v);
+    });
 }
 
 // closest_rotation: in A (9) -> R (9)
 template <typename T, int SCOPE>
-bool closest_rotation_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 9 || n_out != 9) return false;
-    auto a = cast_in<T>(in, 9);
-    auto r = poisoned<T>(9);
-    if constexpr (SCOPE == THREAD) glass::thread::closest_rotation<T>(a.data(), r.data());
-    if constexpr (SCOPE == WARP) glass::warp::closest_rotation<T>(a.data(), r.data());
-    if constexpr (SCOPE == BLOCK) glass::closest_rotation<T>(a.data(), r.data());
-    if constexpr (SCOPE == DETAIL) glass::est_detail::closest_rotation_core<T>(a.data(), r.data());
-    cast_out(r.data(), 9, out);
-    return true;
+bool closest_rotation_op(Call& c) {
+    return run_io<T, 9, 9>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == THREAD) glass::thread::closest_rotation<T>(x.a, x.o);
+        if constexpr (SCOPE == WARP) glass::warp::closest_rotation<T>(x.a, x.o);
+        if constexpr (SCOPE == BLOCK) glass::closest_rotation<T>(x.a, x.o);
+        if constexpr (SCOPE == DETAIL) glass::est_detail::closest_rotation_core<T>(x.a, x.o);
+    });
 }
 
 // det3: in A (9) -> det (1)
 template <typename T>
-bool det3_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 9 || n_out != 1) return false;
-    auto a = cast_in<T>(in, 9);
-    out[0] = double(glass::est_detail::det3<T>(a.data()));
-    return true;
+bool det3_op(Call& c) {
+    return run_io<T, 9, 1>(c, GLASS_HARNESS_BODY(Args<T> x) { x.o[0] = glass::est_detail::det3<T>(x.a); });
 }
 
 // dot3: in a (3), b (3) -> a·b (1)
 template <typename T>
-bool dot3_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 6 || n_out != 1) return false;
-    auto a = cast_in<T>(in, 6);
-    out[0] = double(glass::est_detail::dot3<T>(a.data(), a.data() + 3));
-    return true;
+bool dot3_op(Call& c) {
+    return run_io<T, 6, 1>(c, GLASS_HARNESS_BODY(Args<T> x) { x.o[0] = glass::est_detail::dot3<T>(x.a, x.a + 3); });
 }
 
 // perp3: in u (3) -> unit vector orthogonal to u (3)
 template <typename T>
-bool perp3_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 3 || n_out != 3) return false;
-    auto u = cast_in<T>(in, 3);
-    auto o = poisoned<T>(3);
-    glass::est_detail::perp3<T>(u.data(), o.data());
-    cast_out(o.data(), 3, out);
-    return true;
+bool perp3_op(Call& c) {
+    return run_io<T, 3, 3>(c, GLASS_HARNESS_BODY(Args<T> x) { glass::est_detail::perp3<T>(x.a, x.o); });
 }
 
 }  // namespace

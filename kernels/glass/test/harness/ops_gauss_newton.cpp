@@ -5,34 +5,31 @@
 
 namespace {
 
-using glass_harness::cast_in;
-using glass_harness::cast_out;
-using glass_harness::poisoned;
+using glass_harness::Args;
+using glass_harness::Call;
+using glass_harness::run;
+using glass_harness::run_io;
 
-// gn_step: in J (M×N column-major), r (M), lambda -> dq (N), s_A (N×N), fail flag (1; NaN when not written)
+// gn_step: in J (M×N column-major), r (M), lambda -> dq (N), s_A (N×N), fail flag (1; NaN when not written).
+// dq and s_A (gn_step_scratch_bytes: N×N) are the warp-shared outputs themselves.
 template <typename T, uint32_t M, uint32_t N, bool REGULARIZE, bool CHECK, bool REG_DIAG>
-bool gn_step_op(const double* in, int n_in, double* out, int n_out) {
+bool gn_step_op(Call& c) {
     constexpr int n_j = int(M * N);
-    if (n_in != n_j + int(M) + 1 || n_out != int(N + N * N) + 1) return false;
-    auto a = cast_in<T>(in, n_in);
-    auto dq = poisoned<T>(int(N));
-    auto s_a = poisoned<T>(int(glass::gn_step_scratch_bytes<T, N>() / sizeof(T)));
-    int fail = -1;
-    const T lambda = a[std::size_t(n_j) + M];
-    glass::warp::gn_step<T, M, N, REGULARIZE, CHECK, REG_DIAG>(a.data(), a.data() + n_j, lambda, dq.data(), s_a.data(),
-                                                               &fail);
-    cast_out(dq.data(), int(N), out);
-    cast_out(s_a.data(), int(N * N), out + N);
-    out[N + N * N] = fail < 0 ? double(NAN) : double(fail);
-    return true;
+    if (c.n_in != n_j + int(M) + 1 || c.n_out != int(N + N * N) + 1) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        int fail = -1;  // lane 0's flag
+        const T lambda = x.a[M * N + M];
+        glass::warp::gn_step<T, M, N, REGULARIZE, CHECK, REG_DIAG>(x.a, x.a + M * N, lambda, x.o, x.o + N, &fail);
+        if (x.lead()) x.o[N + N * N] = fail < 0 ? T(NAN) : T(fail);
+    });
 }
 
 // gn_step_scratch_bytes: no input -> bytes (1)
 template <typename T, uint32_t N>
-bool scratch_op(const double*, int n_in, double* out, int n_out) {
-    if (n_in != 0 || n_out != 1) return false;
-    out[0] = double(glass::warp::gn_step_scratch_bytes<T, N>());
-    return true;
+bool scratch_op(Call& c) {
+    return run_io<T, 0, 1>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if (x.lead()) x.o[0] = T(glass::warp::gn_step_scratch_bytes<T, N>());
+    });
 }
 
 }  // namespace

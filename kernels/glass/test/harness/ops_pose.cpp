@@ -7,9 +7,9 @@ namespace {
 
 using glass::ErrorFrame;
 using glass::QuatLayout;
-using glass_harness::cast_in;
-using glass_harness::cast_out;
-using glass_harness::poisoned;
+using glass_harness::Args;
+using glass_harness::Call;
+using glass_harness::run_io;
 
 constexpr QuatLayout XYZW = QuatLayout::xyzw;
 constexpr QuatLayout WXYZ = QuatLayout::wxyz;
@@ -18,59 +18,41 @@ constexpr ErrorFrame WORLD = ErrorFrame::WORLD;
 
 // quat_error: in q (4), q_des (4) -> e (3)
 template <typename T, QuatLayout L, ErrorFrame F, int SCOPE>
-bool quat_error_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 8 || n_out != 3) return false;
-    auto a = cast_in<T>(in, 8);
-    auto r = poisoned<T>(3);
-    if constexpr (SCOPE == 0) glass::thread::quat_error<T, L, F>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_error<T, L, F>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 2) glass::quat_error<T, L, F>(a.data(), a.data() + 4, r.data());
-    cast_out(r.data(), 3, out);
-    return true;
+bool quat_error_op(Call& c) {
+    return run_io<T, 8, 3>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::quat_error<T, L, F>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_error<T, L, F>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 2) glass::quat_error<T, L, F>(x.a, x.a + 4, x.o);
+    });
 }
 
 // pose_error: in pose (7), pose_des (7) -> e (6)
 template <typename T, QuatLayout L, ErrorFrame F, int SCOPE>
-bool pose_error_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 14 || n_out != 6) return false;
-    auto a = cast_in<T>(in, 14);
-    auto r = poisoned<T>(6);
-    if constexpr (SCOPE == 0) glass::thread::pose_error<T, L, F>(a.data(), a.data() + 7, r.data());
-    if constexpr (SCOPE == 1) glass::warp::pose_error<T, L, F>(a.data(), a.data() + 7, r.data());
-    if constexpr (SCOPE == 2) glass::pose_error<T, L, F>(a.data(), a.data() + 7, r.data());
-    cast_out(r.data(), 6, out);
-    return true;
+bool pose_error_op(Call& c) {
+    return run_io<T, 14, 6>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::pose_error<T, L, F>(x.a, x.a + 7, x.o);
+        if constexpr (SCOPE == 1) glass::warp::pose_error<T, L, F>(x.a, x.a + 7, x.o);
+        if constexpr (SCOPE == 2) glass::pose_error<T, L, F>(x.a, x.a + 7, x.o);
+    });
 }
 
 // quat_angle: in q (4), q_des (4) -> θ (1)
 template <typename T, QuatLayout L>
-bool quat_angle_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 8 || n_out != 1) return false;
-    auto a = cast_in<T>(in, 8);
-    const T theta = glass::quat_angle<T, L>(a.data(), a.data() + 4);
-    cast_out(&theta, 1, out);
-    return true;
+bool quat_angle_op(Call& c) {
+    return run_io<T, 8, 1>(c, GLASS_HARNESS_BODY(Args<T> x) { x.o[0] = glass::quat_angle<T, L>(x.a, x.a + 4); });
 }
 
 // The serial cores ("/serial"): same shapes as quat_error / pose_error.
 template <typename T, QuatLayout L, ErrorFrame F>
-bool quat_error_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 8 || n_out != 3) return false;
-    auto a = cast_in<T>(in, 8);
-    auto r = poisoned<T>(3);
-    glass::lie_detail::quat_error_core<T, L, F>(a.data(), a.data() + 4, r.data());
-    cast_out(r.data(), 3, out);
-    return true;
+bool quat_error_core_op(Call& c) {
+    return run_io<T, 8, 3>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::quat_error_core<T, L, F>(x.a, x.a + 4, x.o); });
 }
 
 template <typename T, QuatLayout L, ErrorFrame F>
-bool pose_error_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 14 || n_out != 6) return false;
-    auto a = cast_in<T>(in, 14);
-    auto r = poisoned<T>(6);
-    glass::lie_detail::pose_error_core<T, L, F>(a.data(), a.data() + 7, r.data());
-    cast_out(r.data(), 6, out);
-    return true;
+bool pose_error_core_op(Call& c) {
+    return run_io<T, 14, 6>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::pose_error_core<T, L, F>(x.a, x.a + 7, x.o); });
 }
 
 }  // namespace

@@ -6,269 +6,211 @@
 namespace {
 
 using glass::QuatLayout;
-using glass_harness::cast_in;
-using glass_harness::cast_out;
-using glass_harness::poisoned;
+using glass_harness::Args;
+using glass_harness::Call;
+using glass_harness::run;
+using glass_harness::run_io;
 
 constexpr QuatLayout XYZW = QuatLayout::xyzw;
 constexpr QuatLayout WXYZ = QuatLayout::wxyz;
 
 // quat_mul: in a (4), b (4) -> a ⊗ b (4)
 template <typename T, QuatLayout L, int SCOPE>
-bool quat_mul_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 8 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 8);
-    auto r = poisoned<T>(4);
-    if constexpr (SCOPE == 0) glass::thread::quat_mul<T, L>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_mul<T, L>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 2) glass::quat_mul<T, L>(a.data(), a.data() + 4, r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_mul_op(Call& c) {
+    return run_io<T, 8, 4>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::quat_mul<T, L>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_mul<T, L>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 2) glass::quat_mul<T, L>(x.a, x.a + 4, x.o);
+    });
 }
 
 // quat_conj: in a (4) -> a* (4)
 template <typename T, QuatLayout L, int SCOPE>
-bool quat_conj_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 4 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 4);
-    auto r = poisoned<T>(4);
-    if constexpr (SCOPE == 0) glass::thread::quat_conj<T, L>(a.data(), r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_conj<T, L>(a.data(), r.data());
-    if constexpr (SCOPE == 2) glass::quat_conj<T, L>(a.data(), r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_conj_op(Call& c) {
+    return run_io<T, 4, 4>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::quat_conj<T, L>(x.a, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_conj<T, L>(x.a, x.o);
+        if constexpr (SCOPE == 2) glass::quat_conj<T, L>(x.a, x.o);
+    });
 }
 
 // quat_normalize: in q (4) -> q / |q| (4). SCOPE 3: thread scope in place (out == q).
 template <typename T, QuatLayout L, bool CANONICAL, int SCOPE>
-bool quat_normalize_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 4 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 4);
-    auto r = poisoned<T>(4);
-    if constexpr (SCOPE == 0) glass::thread::quat_normalize<T, L, CANONICAL>(a.data(), r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_normalize<T, L, CANONICAL>(a.data(), r.data());
-    if constexpr (SCOPE == 2) glass::quat_normalize<T, L, CANONICAL>(a.data(), r.data());
-    if constexpr (SCOPE == 3) {
-        glass::thread::quat_normalize<T, L, CANONICAL>(a.data(), a.data());
-        r = a;
-    }
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_normalize_op(Call& c) {
+    return run_io<T, 4, 4>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::quat_normalize<T, L, CANONICAL>(x.a, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_normalize<T, L, CANONICAL>(x.a, x.o);
+        if constexpr (SCOPE == 2) glass::quat_normalize<T, L, CANONICAL>(x.a, x.o);
+        if constexpr (SCOPE == 3) {
+            glass::thread::quat_normalize<T, L, CANONICAL>(x.a, x.a);
+            x.put(x.a, 4);
+        }
+    });
 }
 
 // quat_exp: in phi (3) -> exp([phi/2]) (4)
 template <typename T, QuatLayout L, int SCOPE>
-bool quat_exp_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 3 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 3);
-    auto r = poisoned<T>(4);
-    if constexpr (SCOPE == 0) glass::thread::quat_exp<T, L>(a.data(), r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_exp<T, L>(a.data(), r.data());
-    if constexpr (SCOPE == 2) glass::quat_exp<T, L>(a.data(), r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_exp_op(Call& c) {
+    return run_io<T, 3, 4>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::quat_exp<T, L>(x.a, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_exp<T, L>(x.a, x.o);
+        if constexpr (SCOPE == 2) glass::quat_exp<T, L>(x.a, x.o);
+    });
 }
 
 // quat_log: in q (4) -> phi (3)
 template <typename T, QuatLayout L, int SCOPE>
-bool quat_log_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 4 || n_out != 3) return false;
-    auto a = cast_in<T>(in, 4);
-    auto r = poisoned<T>(3);
-    if constexpr (SCOPE == 0) glass::thread::quat_log<T, L>(a.data(), r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_log<T, L>(a.data(), r.data());
-    if constexpr (SCOPE == 2) glass::quat_log<T, L>(a.data(), r.data());
-    cast_out(r.data(), 3, out);
-    return true;
+bool quat_log_op(Call& c) {
+    return run_io<T, 4, 3>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::quat_log<T, L>(x.a, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_log<T, L>(x.a, x.o);
+        if constexpr (SCOPE == 2) glass::quat_log<T, L>(x.a, x.o);
+    });
 }
 
 // quat_rotate: in q (4), p (3) -> R(q)·p (3). SCOPE 3: thread scope in place (out == p).
 template <typename T, QuatLayout L, int SCOPE>
-bool quat_rotate_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 7 || n_out != 3) return false;
-    auto a = cast_in<T>(in, 7);
-    auto r = poisoned<T>(3);
-    if constexpr (SCOPE == 0) glass::thread::quat_rotate<T, L>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_rotate<T, L>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 2) glass::quat_rotate<T, L>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 3) {
-        glass::thread::quat_rotate<T, L>(a.data(), a.data() + 4, a.data() + 4);
-        for (int k = 0; k < 3; ++k) r[std::size_t(k)] = a[std::size_t(4 + k)];
-    }
-    cast_out(r.data(), 3, out);
-    return true;
+bool quat_rotate_op(Call& c) {
+    return run_io<T, 7, 3>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::quat_rotate<T, L>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_rotate<T, L>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 2) glass::quat_rotate<T, L>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 3) {
+            glass::thread::quat_rotate<T, L>(x.a, x.a + 4, x.a + 4);
+            x.put(x.a + 4, 3);
+        }
+    });
 }
 
 // quat_to_rot: LDA 3: in q (4) -> R (9, column-major); LDA 4: in q (4), M (16, a column-major 4×4) -> M with
 // its rotation block overwritten (16).
 template <typename T, QuatLayout L, uint32_t LDA, int SCOPE>
-bool quat_to_rot_op(const double* in, int n_in, double* out, int n_out) {
+bool quat_to_rot_op(Call& c) {
     constexpr int N = LDA == 3 ? 9 : 16;
-    if (n_in != (LDA == 3 ? 4 : 20) || n_out != N) return false;
-    auto a = cast_in<T>(in, n_in);
-    auto r = poisoned<T>(N);
-    if constexpr (LDA != 3) {
-        for (int k = 0; k < N; ++k) r[std::size_t(k)] = a[std::size_t(4 + k)];
-    }
-    if constexpr (SCOPE == 0) glass::thread::quat_to_rot<T, L, LDA>(a.data(), r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_to_rot<T, L, LDA>(a.data(), r.data());
-    if constexpr (SCOPE == 2) glass::quat_to_rot<T, L, LDA>(a.data(), r.data());
-    cast_out(r.data(), N, out);
-    return true;
+    if (c.n_in != (LDA == 3 ? 4 : 20) || c.n_out != N) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (LDA != 3) {
+            x.put(x.a + 4, 16);
+            x.sync();  // the whole matrix is in place before the rotation block is overwritten
+        }
+        if constexpr (SCOPE == 0) glass::thread::quat_to_rot<T, L, LDA>(x.a, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_to_rot<T, L, LDA>(x.a, x.o);
+        if constexpr (SCOPE == 2) glass::quat_to_rot<T, L, LDA>(x.a, x.o);
+    });
 }
 
 // rot_to_quat: in R (9, or a 4×4 (16) for LDA 4, column-major) -> q (4)
 template <typename T, QuatLayout L, uint32_t LDA, int SCOPE>
-bool rot_to_quat_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != (LDA == 3 ? 9 : 16) || n_out != 4) return false;
-    auto a = cast_in<T>(in, n_in);
-    auto r = poisoned<T>(4);
-    if constexpr (SCOPE == 0) {
-        // the default template arguments are the form generated code uses
-        if constexpr (L == XYZW && LDA == 3) {
-            glass::thread::rot_to_quat<T>(a.data(), r.data());
-        } else {
-            glass::thread::rot_to_quat<T, L, LDA>(a.data(), r.data());
+bool rot_to_quat_op(Call& c) {
+    if (c.n_in != (LDA == 3 ? 9 : 16) || c.n_out != 4) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) {
+            // the default template arguments are the form generated code uses
+            if constexpr (L == XYZW && LDA == 3) {
+                glass::thread::rot_to_quat<T>(x.a, x.o);
+            } else {
+                glass::thread::rot_to_quat<T, L, LDA>(x.a, x.o);
+            }
         }
-    }
-    if constexpr (SCOPE == 1) glass::warp::rot_to_quat<T, L, LDA>(a.data(), r.data());
-    if constexpr (SCOPE == 2) glass::rot_to_quat<T, L, LDA>(a.data(), r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+        if constexpr (SCOPE == 1) glass::warp::rot_to_quat<T, L, LDA>(x.a, x.o);
+        if constexpr (SCOPE == 2) glass::rot_to_quat<T, L, LDA>(x.a, x.o);
+    });
 }
 
 // quat_to_basis: in q (4, any norm) -> u, v, w (9)
 template <typename T, QuatLayout L, int SCOPE>
-bool quat_to_basis_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 4 || n_out != 9) return false;
-    auto a = cast_in<T>(in, 4);
-    auto r = poisoned<T>(9);
-    T *u = r.data(), *v = r.data() + 3, *w = r.data() + 6;
-    if constexpr (SCOPE == 0) glass::thread::quat_to_basis<T, L>(a.data(), u, v, w);
-    if constexpr (SCOPE == 1) glass::warp::quat_to_basis<T, L>(a.data(), u, v, w);
-    if constexpr (SCOPE == 2) glass::quat_to_basis<T, L>(a.data(), u, v, w);
-    cast_out(r.data(), 9, out);
-    return true;
+bool quat_to_basis_op(Call& c) {
+    return run_io<T, 4, 9>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        T *u = x.o, *v = x.o + 3, *w = x.o + 6;
+        if constexpr (SCOPE == 0) glass::thread::quat_to_basis<T, L>(x.a, u, v, w);
+        if constexpr (SCOPE == 1) glass::warp::quat_to_basis<T, L>(x.a, u, v, w);
+        if constexpr (SCOPE == 2) glass::quat_to_basis<T, L>(x.a, u, v, w);
+    });
 }
 
 // quat_retract: in q (4), phi (3) -> q_new (4). SCOPE 3: thread scope in place (q_new == q).
 template <typename T, QuatLayout L, int SCOPE>
-bool quat_retract_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 7 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 7);
-    auto r = poisoned<T>(4);
-    if constexpr (SCOPE == 0) glass::thread::quat_retract<T, L>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 1) glass::warp::quat_retract<T, L>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 2) glass::quat_retract<T, L>(a.data(), a.data() + 4, r.data());
-    if constexpr (SCOPE == 3) {
-        glass::thread::quat_retract<T, L>(a.data(), a.data() + 4, a.data());
-        for (int k = 0; k < 4; ++k) r[std::size_t(k)] = a[std::size_t(k)];
-    }
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_retract_op(Call& c) {
+    return run_io<T, 7, 4>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::quat_retract<T, L>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 1) glass::warp::quat_retract<T, L>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 2) glass::quat_retract<T, L>(x.a, x.a + 4, x.o);
+        if constexpr (SCOPE == 3) {
+            glass::thread::quat_retract<T, L>(x.a, x.a + 4, x.a);
+            x.put(x.a, 4);
+        }
+    });
 }
 
 // ---- the serial lie_detail cores ("/serial"): the same input/output shapes as the scope calls above ----
 
 template <typename T, QuatLayout L>
-bool quat_mul_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 8 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 8);
-    auto r = poisoned<T>(4);
-    glass::lie_detail::quat_mul_core<T, L>(a.data(), a.data() + 4, r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_mul_core_op(Call& c) {
+    return run_io<T, 8, 4>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::quat_mul_core<T, L>(x.a, x.a + 4, x.o); });
 }
 
 template <typename T, QuatLayout L>
-bool quat_exp_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 3 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 3);
-    auto r = poisoned<T>(4);
-    glass::lie_detail::quat_exp_core<T, L>(a.data(), r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_exp_core_op(Call& c) {
+    return run_io<T, 3, 4>(c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::quat_exp_core<T, L>(x.a, x.o); });
 }
 
 template <typename T, QuatLayout L, bool CANONICAL>
-bool quat_normalize_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 4 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 4);
-    auto r = poisoned<T>(4);
-    glass::lie_detail::quat_normalize_core<T, L, CANONICAL>(a.data(), r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_normalize_core_op(Call& c) {
+    return run_io<T, 4, 4>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::quat_normalize_core<T, L, CANONICAL>(x.a, x.o); });
 }
 
 template <typename T, QuatLayout L>
-bool quat_rotate_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 7 || n_out != 3) return false;
-    auto a = cast_in<T>(in, 7);
-    auto r = poisoned<T>(3);
-    glass::lie_detail::quat_rotate_core<T, L>(a.data(), a.data() + 4, r.data());
-    cast_out(r.data(), 3, out);
-    return true;
+bool quat_rotate_core_op(Call& c) {
+    return run_io<T, 7, 3>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::quat_rotate_core<T, L>(x.a, x.a + 4, x.o); });
 }
 
 template <typename T, QuatLayout L>
-bool quat_to_rot_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 4 || n_out != 9) return false;
-    auto a = cast_in<T>(in, 4);
-    auto r = poisoned<T>(9);
-    glass::lie_detail::quat_to_rot_core<T, L>(a.data(), r.data());
-    cast_out(r.data(), 9, out);
-    return true;
+bool quat_to_rot_core_op(Call& c) {
+    return run_io<T, 4, 9>(c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::quat_to_rot_core<T, L>(x.a, x.o); });
 }
 
 template <typename T, QuatLayout L, uint32_t LDA>
-bool rot_to_quat_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != (LDA == 3 ? 9 : 16) || n_out != 4) return false;
-    auto a = cast_in<T>(in, n_in);
-    auto r = poisoned<T>(4);
-    glass::lie_detail::rot_to_quat_core<T, L, LDA>(a.data(), r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+bool rot_to_quat_core_op(Call& c) {
+    if (c.n_in != (LDA == 3 ? 9 : 16) || c.n_out != 4) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::rot_to_quat_core<T, L, LDA>(x.a, x.o); });
 }
 
 template <typename T, QuatLayout L>
-bool quat_retract_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 7 || n_out != 4) return false;
-    auto a = cast_in<T>(in, 7);
-    auto r = poisoned<T>(4);
-    glass::lie_detail::quat_retract_core<T, L>(a.data(), a.data() + 4, r.data());
-    cast_out(r.data(), 4, out);
-    return true;
+bool quat_retract_core_op(Call& c) {
+    return run_io<T, 7, 4>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::quat_retract_core<T, L>(x.a, x.a + 4, x.o); });
 }
 
 template <typename T, QuatLayout L>
-bool quat_log_core_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 4 || n_out != 3) return false;
-    auto a = cast_in<T>(in, 4);
-    auto r = poisoned<T>(3);
-    glass::lie_detail::quat_log_core<T, L>(a.data(), r.data());
-    cast_out(r.data(), 3, out);
-    return true;
+bool quat_log_core_op(Call& c) {
+    return run_io<T, 4, 3>(c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::quat_log_core<T, L>(x.a, x.o); });
 }
 
-// copy_out<T, N>: in rank, size, tmp (N), out (N) -> out with the share of rank overwritten (N)
+// copy_out<T, N>: in rank, size, tmp (N), out (N) -> out with the share of rank overwritten (N). rank and
+// size are read from the raw inputs.
 template <typename T, uint32_t N>
-bool copy_out_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 2 + 2 * int(N) || n_out != int(N) || in[0] < 0 || in[1] < 1) return false;
-    auto a = cast_in<T>(in + 2, 2 * int(N));
-    glass::lie_detail::copy_out<T, N>(uint32_t(in[0]), uint32_t(in[1]), a.data(), a.data() + N);
-    cast_out(a.data() + N, int(N), out);
-    return true;
+bool copy_out_op(Call& c) {
+    if (c.n_in != 2 + 2 * int(N) || c.n_out != int(N) || c.in[0] < 0 || c.in[1] < 1) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        T* a = x.a + 2;
+        glass::lie_detail::copy_out<T, N>(uint32_t(x.raw[0]), uint32_t(x.raw[1]), a, a + N);
+        x.put(a + N, int(N));
+    });
 }
 
 // copy_out_mat3<T, LDA>: in rank, size, tmp (9), out (3·LDA) -> out with the share of rank stored (3·LDA)
 template <typename T, uint32_t LDA>
-bool copy_out_mat3_op(const double* in, int n_in, double* out, int n_out) {
+bool copy_out_mat3_op(Call& c) {
     constexpr int M = 3 * int(LDA);
-    if (n_in != 2 + 9 + M || n_out != M || in[0] < 0 || in[1] < 1) return false;
-    auto a = cast_in<T>(in + 2, 9 + M);
-    glass::lie_detail::copy_out_mat3<T, LDA>(uint32_t(in[0]), uint32_t(in[1]), a.data(), a.data() + 9);
-    cast_out(a.data() + 9, M, out);
-    return true;
+    if (c.n_in != 2 + 9 + M || c.n_out != M || c.in[0] < 0 || c.in[1] < 1) return false;
+    return run<T>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        T* a = x.a + 2;
+        glass::lie_detail::copy_out_mat3<T, LDA>(uint32_t(x.raw[0]), uint32_t(x.raw[1]), a, a + 9);
+        x.put(a + 9, 3 * int(LDA));
+    });
 }
 
 }  // namespace

@@ -6,20 +6,19 @@
 namespace {
 
 using glass::QuatLayout;
-using glass_harness::cast_in;
-using glass_harness::cast_out;
-using glass_harness::poisoned;
+using glass_harness::Args;
+using glass_harness::Call;
 using glass_harness::run_io;
 
 // An operator op(rho, phi, out) at scope SCOPE (0 thread, 1 warp, 2 block): in rho (3), phi (3) -> NO.
-#define SE3_TANGENT_OP(NAME, NO)                                                      \
-    template <typename T, int SCOPE>                                                  \
-    bool NAME##_op(const double* in, int n_in, double* out, int n_out) {              \
-        return run_io<T, 6, NO>(in, n_in, out, n_out, [](const T* a, T* o) {          \
-            if constexpr (SCOPE == 0) glass::thread::NAME<T>(a, a + 3, o);            \
-            if constexpr (SCOPE == 1) glass::warp::NAME<T>(a, a + 3, o);              \
-            if constexpr (SCOPE == 2) glass::NAME<T>(a, a + 3, o);                    \
-        });                                                                           \
+#define SE3_TANGENT_OP(NAME, NO)                                               \
+    template <typename T, int SCOPE>                                           \
+    bool NAME##_op(Call& c) {                                                  \
+        return run_io<T, 6, NO>(c, GLASS_HARNESS_BODY(Args<T> x) {             \
+            if constexpr (SCOPE == 0) glass::thread::NAME<T>(x.a, x.a + 3, x.o); \
+            if constexpr (SCOPE == 1) glass::warp::NAME<T>(x.a, x.a + 3, x.o);   \
+            if constexpr (SCOPE == 2) glass::NAME<T>(x.a, x.a + 3, x.o);         \
+        });                                                                    \
     }
 
 SE3_TANGENT_OP(se3_Q_block, 9)
@@ -28,108 +27,114 @@ SE3_TANGENT_OP(se3_retract_jacobian_v, 36)
 
 // se3_retract<L>: in pose (7), rho (3), phi (3) -> pose_new (7)
 template <typename T, int SCOPE, QuatLayout L>
-bool se3_retract_op(const double* in, int n_in, double* out, int n_out) {
-    return run_io<T, 13, 7>(in, n_in, out, n_out, [](const T* a, T* o) {
-        if constexpr (SCOPE == 0) glass::thread::se3_retract<T, L>(a, a + 7, a + 10, o);
-        if constexpr (SCOPE == 1) glass::warp::se3_retract<T, L>(a, a + 7, a + 10, o);
-        if constexpr (SCOPE == 2) glass::se3_retract<T, L>(a, a + 7, a + 10, o);
+bool se3_retract_op(Call& c) {
+    return run_io<T, 13, 7>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        const T* a = x.a;
+        if constexpr (SCOPE == 0) glass::thread::se3_retract<T, L>(a, a + 7, a + 10, x.o);
+        if constexpr (SCOPE == 1) glass::warp::se3_retract<T, L>(a, a + 7, a + 10, x.o);
+        if constexpr (SCOPE == 2) glass::se3_retract<T, L>(a, a + 7, a + 10, x.o);
     });
 }
 
 // se3_difference<L>: in pose_from (7), pose_to (7) -> rho (3), phi (3)
 template <typename T, int SCOPE, QuatLayout L>
-bool se3_difference_op(const double* in, int n_in, double* out, int n_out) {
-    return run_io<T, 14, 6>(in, n_in, out, n_out, [](const T* a, T* o) {
-        if constexpr (SCOPE == 0) glass::thread::se3_difference<T, L>(a, a + 7, o, o + 3);
-        if constexpr (SCOPE == 1) glass::warp::se3_difference<T, L>(a, a + 7, o, o + 3);
-        if constexpr (SCOPE == 2) glass::se3_difference<T, L>(a, a + 7, o, o + 3);
+bool se3_difference_op(Call& c) {
+    return run_io<T, 14, 6>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        const T* a = x.a;
+        if constexpr (SCOPE == 0) glass::thread::se3_difference<T, L>(a, a + 7, x.o, x.o + 3);
+        if constexpr (SCOPE == 1) glass::warp::se3_difference<T, L>(a, a + 7, x.o, x.o + 3);
+        if constexpr (SCOPE == 2) glass::se3_difference<T, L>(a, a + 7, x.o, x.o + 3);
     });
 }
 
 // se3_retract_hessian<IS_Q>: in rho (3), phi (3) -> J2 (216)
 template <typename T, int SCOPE, bool IS_Q>
-bool se3_retract_hessian_op(const double* in, int n_in, double* out, int n_out) {
-    return run_io<T, 6, 216>(in, n_in, out, n_out, [](const T* a, T* o) {
-        if constexpr (SCOPE == 0) glass::thread::se3_retract_hessian<T, IS_Q>(a, a + 3, o);
-        if constexpr (SCOPE == 1) glass::warp::se3_retract_hessian<T, IS_Q>(a, a + 3, o);
-        if constexpr (SCOPE == 2) glass::se3_retract_hessian<T, IS_Q>(a, a + 3, o);
+bool se3_retract_hessian_op(Call& c) {
+    return run_io<T, 6, 216>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        if constexpr (SCOPE == 0) glass::thread::se3_retract_hessian<T, IS_Q>(x.a, x.a + 3, x.o);
+        if constexpr (SCOPE == 1) glass::warp::se3_retract_hessian<T, IS_Q>(x.a, x.a + 3, x.o);
+        if constexpr (SCOPE == 2) glass::se3_retract_hessian<T, IS_Q>(x.a, x.a + 3, x.o);
     });
 }
 
 // ---- lie_detail -----------------------------------------------------------------------------------------
 
 template <typename T>
-bool se3_Q_block_core_op(const double* in, int n_in, double* out, int n_out) {
-    return run_io<T, 6, 9>(in, n_in, out, n_out,
-                           [](const T* a, T* o) { glass::lie_detail::se3_Q_block_core<T>(a, a + 3, o); });
+bool se3_Q_block_core_op(Call& c) {
+    return run_io<T, 6, 9>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::se3_Q_block_core<T>(x.a, x.a + 3, x.o); });
 }
 
 template <typename T>
-bool se3_retract_jacobian_q_core_op(const double* in, int n_in, double* out, int n_out) {
-    return run_io<T, 6, 36>(in, n_in, out, n_out,
-                            [](const T* a, T* o) { glass::lie_detail::se3_retract_jacobian_q_core<T>(a, a + 3, o); });
+bool se3_retract_jacobian_q_core_op(Call& c) {
+    return run_io<T, 6, 36>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::se3_retract_jacobian_q_core<T>(x.a, x.a + 3, x.o); });
 }
 
 template <typename T>
-bool se3_retract_jacobian_v_core_op(const double* in, int n_in, double* out, int n_out) {
-    return run_io<T, 6, 36>(in, n_in, out, n_out,
-                            [](const T* a, T* o) { glass::lie_detail::se3_retract_jacobian_v_core<T>(a, a + 3, o); });
+bool se3_retract_jacobian_v_core_op(Call& c) {
+    return run_io<T, 6, 36>(
+        c, GLASS_HARNESS_BODY(Args<T> x) { glass::lie_detail::se3_retract_jacobian_v_core<T>(x.a, x.a + 3, x.o); });
 }
 
 template <typename T, QuatLayout L>
-bool se3_retract_core_op(const double* in, int n_in, double* out, int n_out) {
-    return run_io<T, 13, 7>(in, n_in, out, n_out,
-                            [](const T* a, T* o) { glass::lie_detail::se3_retract_core<T, L>(a, a + 7, a + 10, o); });
+bool se3_retract_core_op(Call& c) {
+    return run_io<T, 13, 7>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        glass::lie_detail::se3_retract_core<T, L>(x.a, x.a + 7, x.a + 10, x.o);
+    });
 }
 
 template <typename T, QuatLayout L>
-bool se3_difference_core_op(const double* in, int n_in, double* out, int n_out) {
-    return run_io<T, 14, 6>(in, n_in, out, n_out,
-                            [](const T* a, T* o) { glass::lie_detail::se3_difference_core<T, L>(a, a + 7, o, o + 3); });
+bool se3_difference_core_op(Call& c) {
+    return run_io<T, 14, 6>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        glass::lie_detail::se3_difference_core<T, L>(x.a, x.a + 7, x.o, x.o + 3);
+    });
 }
+
+// The second-derivative helpers work in double whatever T is: they read the raw inputs.
 
 // se3_d2_coefs: in t -> c (5), dc (5)
-bool se3_d2_coefs_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 1 || n_out != 10) return false;
-    glass::lie_detail::se3_d2_coefs(in[0], out, out + 5);
-    return true;
+bool se3_d2_coefs_op(Call& c) {
+    return run_io<double, 1, 10>(
+        c, GLASS_HARNESS_BODY(Args<double> x) { glass::lie_detail::se3_d2_coefs(x.raw[0], x.o, x.o + 5); });
 }
 
 // se3_d2_dJr / se3_d2_dRinv: in phi (3), k -> 3×3 (θ and the coefficients formed from phi)
 template <int WHICH>
-bool se3_d2_phi_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 4 || n_out != 9) return false;
-    const double t = glass::lie_detail::vec3_norm(in);
-    double c[5], dc[5];
-    glass::lie_detail::se3_d2_coefs(t, c, dc);
-    if constexpr (WHICH == 0) glass::lie_detail::se3_d2_dJr(in, t, c, dc, int(in[3]), out);
-    if constexpr (WHICH == 1) glass::lie_detail::se3_d2_dRinv(in, t, c, dc, int(in[3]), out);
-    return true;
+bool se3_d2_phi_op(Call& c) {
+    return run_io<double, 4, 9>(c, GLASS_HARNESS_BODY(Args<double> x) {
+        const double* in = x.raw;
+        const double t = glass::lie_detail::vec3_norm(in);
+        double cf[5], dc[5];
+        glass::lie_detail::se3_d2_coefs(t, cf, dc);
+        if constexpr (WHICH == 0) glass::lie_detail::se3_d2_dJr(in, t, cf, dc, int(in[3]), x.o);
+        if constexpr (WHICH == 1) glass::lie_detail::se3_d2_dRinv(in, t, cf, dc, int(in[3]), x.o);
+    });
 }
 
 // se3_d2_dQ / se3_d2_doff: in rho (3), phi (3), kk -> 3×3
 template <int WHICH>
-bool se3_d2_tangent_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 7 || n_out != 9) return false;
-    const double t = glass::lie_detail::vec3_norm(in + 3);
-    double c[5], dc[5];
-    glass::lie_detail::se3_d2_coefs(t, c, dc);
-    if constexpr (WHICH == 0) glass::lie_detail::se3_d2_dQ(in, in + 3, t, c, dc, int(in[6]), out);
-    if constexpr (WHICH == 1) glass::lie_detail::se3_d2_doff(in, in + 3, t, c, dc, int(in[6]), out);
-    return true;
+bool se3_d2_tangent_op(Call& c) {
+    return run_io<double, 7, 9>(c, GLASS_HARNESS_BODY(Args<double> x) {
+        const double* in = x.raw;
+        const double t = glass::lie_detail::vec3_norm(in + 3);
+        double cf[5], dc[5];
+        glass::lie_detail::se3_d2_coefs(t, cf, dc);
+        if constexpr (WHICH == 0) glass::lie_detail::se3_d2_dQ(in, in + 3, t, cf, dc, int(in[6]), x.o);
+        if constexpr (WHICH == 1) glass::lie_detail::se3_d2_doff(in, in + 3, t, cf, dc, int(in[6]), x.o);
+    });
 }
 
 // se3_retract_hessian_slice<T, IS_Q>: in rho (3), phi (3), k -> slice (36)
 template <typename T, bool IS_Q>
-bool se3_retract_hessian_slice_op(const double* in, int n_in, double* out, int n_out) {
-    if (n_in != 7 || n_out != 36) return false;
-    const double t = glass::lie_detail::vec3_norm(in + 3);
-    double c[5], dc[5];
-    glass::lie_detail::se3_d2_coefs(t, c, dc);
-    auto o = poisoned<T>(36);
-    glass::lie_detail::se3_retract_hessian_slice<T, IS_Q>(in, in + 3, t, c, dc, int(in[6]), o.data());
-    cast_out(o.data(), 36, out);
-    return true;
+bool se3_retract_hessian_slice_op(Call& c) {
+    return run_io<T, 7, 36>(c, GLASS_HARNESS_BODY(Args<T> x) {
+        const double* in = x.raw;
+        const double t = glass::lie_detail::vec3_norm(in + 3);
+        double cf[5], dc[5];
+        glass::lie_detail::se3_d2_coefs(t, cf, dc);
+        glass::lie_detail::se3_retract_hessian_slice<T, IS_Q>(in, in + 3, t, cf, dc, int(in[6]), x.o);
+    });
 }
 
 }  // namespace
