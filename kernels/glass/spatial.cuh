@@ -233,10 +233,11 @@ GLASS_HD void force_transform_mul_core(const T* E, const T* r, const T* f, T* y)
 
 // ---- spatial inertia ----------------------------------------------------------------------------------
 
-// Index in pi of the rotational-inertia entry (i, j) (i, j < 3, either triangle).
+// Index in pi of the rotational-inertia entry (i, j) (i, j < 3, either triangle): ixx ixy ixz iyy iyz izz
+// sit at 4 + i + j, shifted by one once neither index is x. (A min/max form of this was miscompiled by
+// CUDA 13.0's ptxas for sm_90 when unrolled over constant (i, j): the off-diagonal entries read izz.)
 GLASS_HD uint32_t inertia_index(uint32_t i, uint32_t j) {
-    const uint32_t a = i < j ? i : j, b = i < j ? j : i;
-    return 4u + (a == 0u ? b : (a == 1u ? b + 2u : 5u));
+    return 4u + i + j + ((i != 0u && j != 0u) ? 1u : 0u);
 }
 
 // Entry (i, j) of I(pi) = [[I_O, [h]ₓ], [[h]ₓᵀ, m·1₃]].

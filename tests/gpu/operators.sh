@@ -26,8 +26,16 @@ cd "$root" || exit 2
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "nvidia-smi: not available"
 } >"$out/environment.txt"
 
+# The contract check reads the spec from ../shared, which only the development machines have; it checks the
+# headers, not the device, and CI runs it.
+ignore=()
+if ! compgen -G "$root/../shared/seeds/003_*.txt" >/dev/null; then
+  ignore=(--ignore=tests/operators/test_contract.py)
+  echo "test_contract.py not run: the spec (../shared/seeds/003_*.txt) is not on this machine" | tee -a "$out/environment.txt"
+fi
+
 GLASS_HARNESS_GPU=1 GLASS_HARNESS_GPU_REPORT="$out/report.json" \
-  "$python" -m pytest tests/operators -q -p no:cacheprovider -rfE --junitxml="$out/junit.xml" "$@" 2>&1 |
+  "$python" -m pytest tests/operators -q -p no:cacheprovider -rfE --junitxml="$out/junit.xml" "${ignore[@]}" "$@" 2>&1 |
   tee "$out/pytest.txt"
 status=${PIPESTATUS[0]}
 echo "pytest exit status: $status" | tee -a "$out/pytest.txt"

@@ -212,6 +212,18 @@ class Harness:
             raise DeviceUnavailable(msg.value.decode(errors="replace"))
         STATS.device = msg.value.decode(errors="replace")
 
+    def assert_same(self, got: np.ndarray, want: np.ndarray, precision: str) -> None:
+        """Asserts that two calls which compute the same expression agree: bit for bit on the host, where they
+        share one compilation; on the device within 4 units in the last place of the largest entry, since nvcc
+        may contract a*b + c into a fused multiply-add in one variant and not in the other."""
+        got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+        if not self.gpu:
+            np.testing.assert_array_equal(got, want)
+            return
+        eps = float(np.finfo(np.float32 if precision == "float" else np.float64).eps)
+        scale = max(float(np.max(np.abs(want), initial=0.0)), float(np.finfo(np.float64).tiny))
+        np.testing.assert_allclose(got, want, rtol=0, atol=4 * eps * scale)
+
     def functions(self) -> set[str]:
         """The operator names the registered calls exercise (the part before '[' or '/')."""
         return {n.split("/")[0].split("[")[0] for n in self.names}

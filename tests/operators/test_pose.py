@@ -171,10 +171,15 @@ def test_quat_angle(harness, rng, layout, precision):
 @layouts
 def test_quat_angle_edges(harness, rng, layout, precision):
     q = rounded(random_unit(rng), precision)
-    # identical and negated orientations: exactly zero
+    # identical and negated orientations: zero (exactly on the host; on the device the fused multiply-adds of
+    # the quaternion product leave a rounding residue of the vector part)
     for other in (q, -q):
-        assert harness.run(f"quat_angle[{layout}]/scalar/{precision}", store(q, layout), store(other, layout),
-                           n_out=1)[0] == 0.0
+        angle = harness.run(f"quat_angle[{layout}]/scalar/{precision}", store(q, layout), store(other, layout),
+                            n_out=1)[0]
+        if harness.gpu:
+            assert abs(angle) <= 4 * np.finfo(np.float32 if precision == "float" else np.float64).eps
+        else:
+            assert angle == 0.0
     # tiny angles keep relative accuracy, π is reached exactly for a half-turn
     for th in ((1e-10, 1e-7, 1e-4) if precision == "double" else (1e-3, 1e-2)):
         step = rounded(Rotation.from_rotvec(np.array([0.0, 0, th])).as_quat(), precision)

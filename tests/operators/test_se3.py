@@ -310,7 +310,7 @@ def test_scopes_agree(harness, rng, precision):
             ref = harness.run(f"{name}/thread/{precision}", *inputs, n_out=n)
             assert not np.isnan(ref).any()
             for scope in ("warp", "block"):
-                np.testing.assert_array_equal(harness.run(f"{name}/{scope}/{precision}", *inputs, n_out=n), ref)
+                harness.assert_same(harness.run(f"{name}/{scope}/{precision}", *inputs, n_out=n), ref, precision)
 
 
 # ---- lie_detail -----------------------------------------------------------------------------------------
@@ -376,7 +376,7 @@ def test_se3_d2_helpers(harness, rng):
                     want = full[36 * k:36 * (k + 1)]
                     if precision == "float":
                         want = want.astype(np.float32).astype(np.float64)
-                    np.testing.assert_array_equal(got, want)
+                    harness.assert_same(got, want, precision)
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)
