@@ -30,13 +30,14 @@ var cudaGencode = []string{
 	"-gencode", "arch=compute_90,code=compute_90",
 }
 
-// Build generates a robot's header and metadata (like Gen) and compiles its XLA FFI handler libraries into the
-// same folder: libgrid_rbd_cpu.so (handlers grid_<algo>_cpu) and, with -cuda, libgrid_rbd_cuda.so (handlers
-// grid_<algo>_cuda; sm_80, sm_90 and PTX, or only $GRID_CUDA_ARCH such as sm_90). Flags: -floating adds a
-// free-flyer base; -out=DIR overrides build/<urdf stem>; -cuda also builds the CUDA library. The XLA FFI
-// headers come from $GRID_FFI_INCLUDE, the oldest supported jaxlib's (.venv/ffi-include) or the jax in
-// .venv (`go tool mage venv`); nvcc from $NVCC, PATH or .venv's nvidia-cuda-nvcc wheel; the C++ compiler is
-// $CXX or c++.
+// Build generates a robot's header and metadata (like Gen), writes its kinematic tree to model.json (like
+// `model -json`) and compiles its XLA FFI handler libraries into the same folder: libgrid_rbd_cpu.so
+// (handlers grid_<algo>_cpu) and, with -cuda, libgrid_rbd_cuda.so (handlers grid_<algo>_cuda; sm_80, sm_90
+// and PTX, or only $GRID_CUDA_ARCH such as sm_90). Flags: -floating adds a free-flyer base; -out=DIR
+// overrides build/<urdf stem>; -cuda also builds the CUDA library. The XLA FFI headers come from
+// $GRID_FFI_INCLUDE, the oldest supported jaxlib's (.venv/ffi-include) or the jax in .venv
+// (`go tool mage venv`); nvcc from $NVCC, PATH or .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX
+// or c++.
 func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
@@ -60,6 +61,15 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 	}
 	robot, err := robotName(filepath.Join(dir, "metadata.json"))
 	if err != nil {
+		return err
+	}
+	// The kinematic tree as JSON beside the metadata, for tools that model the robot themselves (the
+	// pure-JAX benchmark peer and its oracle test).
+	r, err := loadRobot(urdfPath, floating, nil)
+	if err != nil {
+		return err
+	}
+	if err := writeModelJSON(r, filepath.Join(dir, "model.json")); err != nil {
 		return err
 	}
 	fmt.Printf("XLA FFI headers: %s (FFI API %s; jaxlib releases with an older API refuse the libraries: "+

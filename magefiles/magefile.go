@@ -24,13 +24,37 @@ import (
 const bundledRobot = "python/grid_rbd/robots/iiwa.urdf"
 
 // Model prints a robot's summary: nq, nv, joints in order with type and axis, frames, mass, tree shape.
-// Flags: -floating adds a free-flyer base; -strictinertia rejects non-physical inertia tensors.
-func Model(urdfPath string, floating, strictInertia *bool) error {
+// Flags: -floating adds a free-flyer base; -strictinertia rejects non-physical inertia tensors;
+// -json=PATH also writes the kinematic tree as JSON to PATH (joints, placements, inertias, limits, frames;
+// its "conventions" field says how to read them), or to stdout instead of the summary with -json=-.
+func Model(urdfPath string, floating, strictInertia *bool, json *string) error {
 	r, err := loadRobot(urdfPath, floating, strictInertia)
 	if err != nil {
 		return err
 	}
-	return r.WriteSummary(os.Stdout)
+	if json == nil {
+		return r.WriteSummary(os.Stdout)
+	}
+	if *json == "-" {
+		return r.WriteJSON(os.Stdout)
+	}
+	if err := r.WriteSummary(os.Stdout); err != nil {
+		return err
+	}
+	if err := writeModelJSON(r, *json); err != nil {
+		return err
+	}
+	fmt.Printf("\nmodel JSON written to %s\n", *json)
+	return nil
+}
+
+// writeModelJSON writes the robot's JSON export to path.
+func writeModelJSON(r *model.Robot, path string) error {
+	var b strings.Builder
+	if err := r.WriteJSON(&b); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // Demo is the main job: it builds the bundled iiwa's kernels and runs trajectory optimisation through

@@ -1,0 +1,1 @@
+"""Benchmarks of grid-rbd against peer implementations of the same algorithms."""
