@@ -350,20 +350,24 @@ def test_bad_input_under_grad_names_the_argument(jax_handle):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("robot", ["iiwa", "go2"])
 def test_numpy_handle_derivatives_equal_the_jax_handle(robot, dtype, jax_handle, numpy_handle, rng):
-    """RobotHandle's derivative methods run the same kernels: identical results, NumPy arrays of the
-    input dtype."""
+    """RobotHandle's derivative methods run the same (CPU) kernels as the JAX handle on the CPU device:
+    identical results, NumPy arrays of the input dtype. (On a GPU the JAX handle runs the CUDA build, which
+    the Pinocchio comparisons above check.)"""
     jh, nh = jax_handle(robot), numpy_handle(robot)
     s = _state(jh, rng)
     q, qd, qdd, tau = (np.asarray(s[k], dtype) for k in ("q", "qd", "qdd", "tau"))
     frame = leaf_frame(jh)
-    pairs = [
-        (nh.inverse_dynamics_derivatives(q, qd, qdd), jh.inverse_dynamics_derivatives(q, qd, qdd)),
-        (nh.forward_dynamics_derivatives(q, qd, tau), jh.forward_dynamics_derivatives(q, qd, tau)),
-        (nh.inverse_dynamics_second_derivatives(q, qd, qdd), jh.inverse_dynamics_second_derivatives(q, qd, qdd)),
-        (nh.forward_dynamics_second_derivatives(q, qd, tau), jh.forward_dynamics_second_derivatives(q, qd, tau)),
-        ((nh.frame_jacobians(q),), (jh.frame_jacobians(q),)),
-        ((nh.frame_jacobian_derivatives(q, frame),), (jh.frame_jacobian_derivatives(q, frame),)),
-    ]
+    with jax.default_device(jax.devices("cpu")[0]):
+        pairs = [
+            (nh.inverse_dynamics_derivatives(q, qd, qdd), jh.inverse_dynamics_derivatives(q, qd, qdd)),
+            (nh.forward_dynamics_derivatives(q, qd, tau), jh.forward_dynamics_derivatives(q, qd, tau)),
+            (nh.inverse_dynamics_second_derivatives(q, qd, qdd),
+             jh.inverse_dynamics_second_derivatives(q, qd, qdd)),
+            (nh.forward_dynamics_second_derivatives(q, qd, tau),
+             jh.forward_dynamics_second_derivatives(q, qd, tau)),
+            ((nh.frame_jacobians(q),), (jh.frame_jacobians(q),)),
+            ((nh.frame_jacobian_derivatives(q, frame),), (jh.frame_jacobian_derivatives(q, frame),)),
+        ]
     for got, want in pairs:
         for g, w in zip(got, want, strict=True):
             assert isinstance(g, np.ndarray) and g.dtype == np.dtype(dtype)
