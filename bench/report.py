@@ -1,0 +1,347 @@
+"""Markdown report and plots of benchmark results (the JSON of ``python -m bench.run``).
+
+    python -m bench.report bench/results/2026-01-01-h100.json [more.json ...] [--out REPORT.md]
+
+Writes REPORT.md (default: the first JSON with the suffix .md) and, beside it, one PNG per robot
+(``<stem>-<robot>.png``: samples per second against batch size, log-log, one panel per operation, one line
+per implementation and dtype). Several JSON files are merged, later rows replacing earlier rows of the same
+cell; the first file's environment heads the report.
+
+Sections: environment, implementations (and why any is missing), robots, then per robot and dtype the
+throughput of every operation and implementation with the time per call, grid-rbd's speed-up over each
+peer, the jit compile times, the batch-1 latency and the missing cells with their reasons.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+OP_LABELS = {
+    "inverse_dynamics": "inverse dynamics",
+    "mass_matrix": "mass matrix",
+    "minv": "M⁻¹",
+    "forward_dynamics_aba": "forward dynamics (ABA)",
+    "forward_dynamics_minv": "forward dynamics (M⁻¹)",
+    "inverse_dynamics_derivatives": "ID derivatives",
+    "forward_dynamics_derivatives": "FD derivatives",
+    "frame_poses": "frame poses",
+}
+IMPL_LABELS = {"grid": "grid-rbd", "purejax": "pure JAX", "mjx": "MJX", "mjwarp": "MuJoCo Warp",
+               "pinocchio": "Pinocchio (CPU)"}
+IMPL_ORDER = ("grid", "purejax", "mjx", "mjwarp", "pinocchio")
+COLORS = {"grid": "tab:red", "purejax": "tab:blue", "mjx": "tab:green", "mjwarp": "tab:olive",
+          "pinocchio": "tab:purple"}
+
+
+def load(paths: list[Path]) -> tuple[dict, list[dict]]:
+    """The first file's metadata (peers and notes merged from all) and the merged rows."""
+    meta: dict = {}
+    cells: dict[tuple, dict] = {}
+    for p in paths:
+        doc = json.loads(p.read_text())
+        m = doc.get("meta", {})
+        if not meta:
+            meta = m
+        else:
+            for k in ("robots", "notes"):
+                for name, v in m.get(k, {}).items():
+                    meta.setdefault(k, {}).setdefault(name, v)
+            for name, v in m.get("peers", {}).items():
+                if v.get("status") == "measured" or name not in meta.get("peers", {}):
+                    meta.setdefault("peers", {})[name] = v
+        for r in doc.get("rows", []):
+            cells[(r["robot"], r["op"], r["dtype"], int(r["batch"]), r["impl"])] = r
+    return meta, list(cells.values())
+
+
+def _ordered(values, order) -> list:
+    values = set(values)
+    return [v for v in order if v in values] + sorted(v for v in values if v not in order)
+
+
+def fmt_time(s: float | None) -> str:
+    if s is None:
+        return "—"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if s >= scale or unit == "ns":
+            v = s / scale
+            return f"{v:.3g} {unit}"
+    return f"{s:.3g} s"
+
+
+def fmt_rate(r: float | None) -> str:
+    if r is None:
+        return "—"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if r >= scale:
+            return f"{r / scale:.3g}{unit}"
+    return f"{r:.3g}"
+
+
+class Footnotes:
+    """Numbered reasons of missing cells, one list per section."""
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+
+    def mark(self, reason: str) -> str:
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        return f"—[{self.reasons.index(reason) + 1}]"
+
+    def lines(self) -> list[str]:
+        return [f"[{i + 1}] {r}  " for i, r in enumerate(self.reasons)]
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out + [""]
+
+
+def plot_robot(robot: str, rows: list[dict], meta: dict, path: Path) -> bool:
+    """throughput against batch, one panel per operation; False if matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    ops = _ordered({r["op"] for r in rows}, tuple(OP_LABELS))
+    ncol = min(4, max(1, len(ops)))
+    nrow = (len(ops) + ncol - 1) // ncol
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.4 * nrow + 0.6), squeeze=False)
+    batches = sorted({int(r["batch"]) for r in rows})
+    handles: dict[str, object] = {}
+    for ax, op in zip(axes.flat, ops):
+        series = defaultdict(list)
+        for r in rows:
+            if r["op"] == op and "missing" not in r and r.get("samples_per_s"):
+                series[(r["impl"], r["dtype"])].append((int(r["batch"]), r["samples_per_s"]))
+        for (impl, dtype), pts in sorted(series.items(), key=lambda kv: (IMPL_ORDER.index(kv[0][0])
+                                                                         if kv[0][0] in IMPL_ORDER else 99, kv[0][1])):
+            pts.sort()
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
+                    linestyle="-" if dtype == "float32" else "--", color=COLORS.get(impl),
+                    label=f"{IMPL_LABELS.get(impl, impl)} {dtype[-2:]}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(batches, [str(b) for b in batches])
+        ax.minorticks_off()
+        ax.set_title(OP_LABELS.get(op, op), fontsize=10)
+        ax.set_xlabel("batch")
+        ax.set_ylabel("samples / s")
+        ax.grid(True, which="major", alpha=0.3)
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    for ax in list(axes.flat)[len(ops):]:
+        ax.set_visible(False)
+    if handles:
+        fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(6, len(handles)),
+                   fontsize=8, frameon=False)
+    info = meta.get("robots", {}).get(robot, {})
+    env = meta.get("env", {})
+    fig.suptitle(f"{robot} (nq {info.get('nq', '?')}, nv {info.get('nv', '?')}) on "
+                 f"{env.get('device', {}).get('kind', '?')}: throughput (solid float32, dashed float64)")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def render(meta: dict, rows: list[dict], out: Path) -> str:
+    env = meta.get("env", {})
+    settings = meta.get("settings", {})
+    lines = [f"# grid-rbd benchmark: {env.get('device', {}).get('kind', '?')}, {env.get('date', '?')[:10]}", ""]
+    if settings.get("quick"):
+        lines += ["**Quick (smoke) run: few repetitions and small batches; not for comparisons.**", ""]
+    smi = "; ".join(env.get("nvidia_smi", [])) or "—"
+    cpu = env.get("cpu", {})
+    lines += ["## Environment", ""]
+    lines += _table(["", ""], [
+        ["device", f"{env.get('device', {}).get('kind', '?')} ({env.get('device', {}).get('platform', '?')}, "
+                   f"{env.get('device', {}).get('count', '?')} visible)"],
+        ["nvidia-smi (name, driver, memory, max SM clock)", smi],
+        ["CUDA (driver)", env.get("cuda_driver_version", "—")],
+        ["jax / jaxlib", f"{env.get('jax', '?')} / {env.get('jaxlib', '?')}"],
+        ["CPU", f"{cpu.get('model', '?')}, {cpu.get('count', '?')} logical cores ({cpu.get('usable', '?')} usable)"],
+        ["commit", f"{env.get('commit') or '?'}{' (with local changes)' if env.get('dirty') else ''}"],
+        ["date", env.get("date", "?")],
+        ["timing", f"median of ≥{settings.get('reps', '?')} calls (more until {settings.get('min_time', '?')} s are "
+                   f"timed), each synchronised, inputs rotated over {settings.get('buffers', '?')} device buffers, "
+                   f"after {settings.get('warmup', '?')}+ warm-up calls"],
+    ])
+    lines += ["## Implementations", ""]
+    prow = []
+    for name, p in meta.get("peers", {}).items():
+        detail = p.get("reason", "")
+        if p.get("version"):
+            detail = f"version {p['version']}" + (f", {p['threads']} threads" if p.get("threads") else "")
+        prow.append([IMPL_LABELS.get(name, name), p.get("status", "?"), detail])
+    lines += _table(["implementation", "status", "detail"], prow)
+    notes = meta.get("notes", {})
+    if notes:
+        lines += ["What each implementation's operation computes, where it is not obvious:", ""]
+        for impl in _ordered(notes, IMPL_ORDER):
+            for op, text in notes[impl].items():
+                lines.append(f"- {IMPL_LABELS.get(impl, impl)}, {OP_LABELS.get(op, op)}: {text}")
+        lines.append("")
+    robots_meta = meta.get("robots", {})
+    robots = _ordered({r["robot"] for r in rows}, tuple(settings.get("robots", ())))
+    lines += ["## Robots", ""]
+    lines += _table(["robot", "model", "nq", "nv", "base", "frames", "notes"], [
+        [r, str(robots_meta.get(r, {}).get("model", "?")), str(robots_meta.get(r, {}).get("nq", "?")),
+         str(robots_meta.get(r, {}).get("nv", "?")),
+         "floating" if robots_meta.get(r, {}).get("floating_base") else "fixed",
+         str(robots_meta.get(r, {}).get("n_frames", "?")),
+         "; ".join(robots_meta.get(r, {}).get("notes", []))] for r in robots])
+
+    by_cell = {(r["robot"], r["op"], r["dtype"], int(r["batch"]), r["impl"]): r for r in rows}
+    ops = _ordered({r["op"] for r in rows}, tuple(OP_LABELS))
+    dtypes = _ordered({r["dtype"] for r in rows}, ("float32", "float64"))
+    batches = sorted({int(r["batch"]) for r in rows})
+    impls = _ordered({r["impl"] for r in rows}, IMPL_ORDER)
+    peers = [i for i in impls if i != "grid"]
+
+    for robot in robots:
+        info = robots_meta.get(robot, {})
+        lines += [f"## {robot} (nq {info.get('nq', '?')}, nv {info.get('nv', '?')}, "
+                  f"{'floating' if info.get('floating_base') else 'fixed'} base)", ""]
+        png = out.with_name(f"{out.stem}-{robot}.png")
+        robot_rows = [r for r in rows if r["robot"] == robot]
+        if plot_robot(robot, robot_rows, meta, png):
+            lines += [f"![{robot} throughput]({png.name})", ""]
+        notes_fn = Footnotes()
+        for dtype in dtypes:
+            lines += [f"### {robot}, {dtype}: samples per second (time per call)", ""]
+            body = []
+            absent: dict[tuple[str, str], list[str]] = defaultdict(list)
+            for op in ops:
+                for impl in impls:
+                    cells = [by_cell.get((robot, op, dtype, b, impl)) for b in batches]
+                    if all(c is None for c in cells):
+                        continue
+                    reasons = {c.get("missing") if c else None for c in cells}
+                    if len(reasons) == 1 and None not in reasons:
+                        # e.g. Pinocchio in float32: one line under the table instead of a row of dashes
+                        absent[(reasons.pop(), impl)].append(OP_LABELS.get(op, op))
+                        continue
+                    row = [OP_LABELS.get(op, op), IMPL_LABELS.get(impl, impl)]
+                    for c in cells:
+                        if c is None:
+                            row.append("")
+                        elif "missing" in c:
+                            row.append(notes_fn.mark(c["missing"]))
+                        else:
+                            row.append(f"{fmt_rate(c['samples_per_s'])} ({fmt_time(c['median_s'])})")
+                    body.append(row)
+            lines += _table(["operation", "implementation", *[f"batch {b}" for b in batches]], body)
+            if absent:
+                lines.append("Not measured at any batch:")
+                for (reason, impl), op_names in absent.items():
+                    what = "every operation" if len(op_names) == len(ops) else ", ".join(op_names)
+                    lines.append(f"- {IMPL_LABELS.get(impl, impl)}: {what} {notes_fn.mark(reason)[1:]}")
+                lines.append("")
+            if peers:
+                lines += [f"grid-rbd's speed-up over each peer ({robot}, {dtype}; > 1: grid-rbd faster)", ""]
+                body = []
+                for op in ops:
+                    for peer in peers:
+                        vals = []
+                        for b in batches:
+                            g, p = by_cell.get((robot, op, dtype, b, "grid")), by_cell.get((robot, op, dtype, b, peer))
+                            if g and p and "missing" not in g and "missing" not in p and p.get("samples_per_s"):
+                                vals.append(f"{g['samples_per_s'] / p['samples_per_s']:.3g}×")
+                            else:
+                                vals.append("—")
+                        if any(v != "—" for v in vals):
+                            body.append([OP_LABELS.get(op, op), IMPL_LABELS.get(peer, peer), *vals])
+                if body:
+                    lines += _table(["operation", "peer", *[f"batch {b}" for b in batches]], body)
+                else:
+                    lines += ["(no cell measured for both grid-rbd and a peer)", ""]
+        if notes_fn.reasons:
+            lines += ["Missing cells:", ""] + notes_fn.lines() + [""]
+
+    # jit compile times (lowering + XLA compilation) at the smallest measured batch
+    lines += ["## jit compile time (lowering + compilation, at the smallest measured batch)", ""]
+    jax_impls = [i for i in impls if any("compile_s" in r for r in rows if r["impl"] == i)]
+    header = ["robot", "operation", *[f"{IMPL_LABELS.get(i, i)} {d[-2:]}" for i in jax_impls for d in dtypes]]
+    body = []
+    for robot in robots:
+        for op in ops:
+            row = [robot, OP_LABELS.get(op, op)]
+            for impl in jax_impls:
+                for dtype in dtypes:
+                    measured = [by_cell[(robot, op, dtype, b, impl)] for b in batches
+                                if "compile_s" in by_cell.get((robot, op, dtype, b, impl), {})]
+                    row.append(fmt_time(measured[0]["lower_s"] + measured[0]["compile_s"]) if measured else "—")
+            body.append(row)
+    lines += _table(header, body) if jax_impls else ["(none measured)", ""]
+
+    lines += ["## Batch-1 latency: one call on device arrays / NumPy in to NumPy out", ""]
+    columns = [(i, d) for i in impls for d in dtypes
+               if any(r["impl"] == i and r["dtype"] == d and int(r["batch"]) == 1 and "missing" not in r
+                      for r in rows)]
+    header = ["robot", "operation", *[f"{IMPL_LABELS.get(i, i)} {d[-2:]}" for i, d in columns]]
+    body = []
+    for robot in robots:
+        for op in ops:
+            row = [robot, OP_LABELS.get(op, op)]
+            for impl, dtype in columns:
+                c = by_cell.get((robot, op, dtype, 1, impl))
+                if c and "missing" not in c:
+                    row.append(f"{fmt_time(c['median_s'])} / {fmt_time(c.get('host_latency_s'))}")
+                else:
+                    row.append("—")
+            body.append(row)
+    lines += _table(header, body) if columns else ["(batch 1 not measured)", ""]
+
+    missing = [r for r in rows if "missing" in r]
+    lines += ["## Missing cells", ""]
+    if not missing:
+        lines += ["None: every cell was measured.", ""]
+    else:
+        groups: dict[tuple[str, str], dict] = defaultdict(lambda: defaultdict(set))
+        for r in missing:
+            g = groups[(r["impl"], r["missing"])]
+            g["robots"].add(r["robot"])
+            g["ops"].add(r["op"])
+            g["dtypes"].add(r["dtype"])
+            g["batches"].add(int(r["batch"]))
+            g["n"].add(_cellkey(r))
+        body = []
+        for (impl, reason), g in sorted(groups.items(), key=lambda kv: (kv[0][0], -len(kv[1]["n"]))):
+            body.append([IMPL_LABELS.get(impl, impl), str(len(g["n"])), reason.replace("|", "\\|"),
+                         ", ".join(_ordered(g["robots"], robots)), ", ".join(_ordered(g["ops"], tuple(OP_LABELS))),
+                         ", ".join(sorted(g["dtypes"])), ", ".join(str(b) for b in sorted(g["batches"]))])
+        lines += _table(["implementation", "cells", "reason", "robots", "operations", "dtypes", "batches"], body)
+    lines += [f"Generated by `python -m bench.report` from {len(rows)} cells "
+              f"({len(rows) - len(missing)} measured, {len(missing)} missing).", ""]
+    return "\n".join(lines)
+
+
+def _cellkey(r: dict) -> tuple:
+    return (r["robot"], r["op"], r["dtype"], int(r["batch"]), r["impl"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__.split("\n\n")[0])
+    p.add_argument("results", nargs="+", type=Path, help="result JSON files of python -m bench.run")
+    p.add_argument("--out", type=Path, help="Markdown report (default: the first JSON's name with .md)")
+    args = p.parse_args(argv)
+    out = args.out or args.results[0].with_suffix(".md")
+    meta, rows = load(args.results)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(meta, rows, out))
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
