@@ -103,8 +103,8 @@ func shapeString(b buffer) string {
 	return strings.Join(s, ", ")
 }
 
-// emitLadder writes the sizing constants and the entry points above the inner.
-func emitLadder(w *writer, e *entry) {
+// emitLadder writes the sizing constants, the launch configuration and the entry points above the inner.
+func emitLadder(w *writer, e *entry, opt Options) {
 	up := e.upper()
 	bdecl, _ := e.bufferParams("d_")
 	pdecl, pcall := e.params()
@@ -113,15 +113,16 @@ func emitLadder(w *writer, e *entry) {
 	w.line("/// Shared memory, in bytes, that %s_device and %s_kernel need per block.", e.name, e.name)
 	w.line("template <typename T> constexpr size_t %s_DEVICE_SMEM_BYTES() { return size_t(%d) * sizeof(T); }", up, e.smem())
 	w.blank()
+	emitLaunchConfig(w, e, opt)
 
 	// _device: one sample, global memory in and out, caller-provided shared memory.
 	w.line("/// %s", e.doc)
 	if e.globalOutputs {
-		w.line("/// One sample, block-cooperative: copies the inputs from global memory into s_mem and runs the inner,")
+		w.line("/// One sample, group-cooperative: copies the inputs from global memory into s_mem and runs the inner,")
 		w.line("/// which writes the outputs straight to global memory. s_mem holds %s_DEVICE_SMEM_BYTES<T>() bytes", up)
 		w.line("/// of shared memory.")
 	} else {
-		w.line("/// One sample, block-cooperative: copies the inputs from global memory into s_mem, runs the inner and")
+		w.line("/// One sample, group-cooperative: copies the inputs from global memory into s_mem, runs the inner and")
 		w.line("/// copies the outputs back. s_mem holds %s_DEVICE_SMEM_BYTES<T>() bytes of shared memory.", up)
 	}
 	e.bufferDocs(w, "d_", "")
@@ -168,29 +169,35 @@ func emitLadder(w *writer, e *entry) {
 
 	w.line("#if defined(__CUDACC__)")
 	w.line("/// %s", e.doc)
-	w.line("/// Batched kernel: blocks stride over num_samples samples stored contiguously; needs")
-	w.line("/// %s_DEVICE_SMEM_BYTES<T>() bytes of dynamic shared memory and works at any block size up to 1024.", up)
+	w.line("/// Batched kernel over num_samples samples stored contiguously: the blockDim.x threads of each sample group")
+	w.line("/// (threadIdx.y) run one sample at a time, groups stride over the batch. Needs blockDim.y slices of")
+	w.line("/// sample_stride(%d) elements of dynamic shared memory and at most %s_MAX_THREADS<T>() threads.", e.smem(), up)
 	w.line("template <typename T>")
-	w.block(fmt.Sprintf("__global__ void __launch_bounds__(1024) %s_kernel(%s, int num_samples)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+	w.block(fmt.Sprintf("__global__ void __launch_bounds__(%s_MAX_THREADS<T>()) %s_kernel(%s, int num_samples)", up, e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
-		w.line("T* s_mem = reinterpret_cast<T*>(grid_smem);")
-		w.block("for (int k = blockIdx.x; k < num_samples; k += gridDim.x)", func() {
+		w.line("T* s_mem = reinterpret_cast<T*>(grid_smem) + threadIdx.y * sample_stride(%d);", e.smem())
+		w.line("const int step = int(gridDim.x * blockDim.y);")
+		w.block("for (int k = int(blockIdx.x * blockDim.y + threadIdx.y); k < num_samples; k += step)", func() {
 			w.line("%s_device<T>(%s, s_mem);", e.name, strings.Join(append(offsets("d_", "k"), pcall...), ", "))
 		})
 	})
 	w.blank()
-	w.line("/// Launches %s_kernel on stream for num_samples samples in device memory; never synchronises.", e.name)
-	w.line("/// block_threads may be any size from 1 to 1024.")
+	w.line("/// Launches %s_kernel on stream for num_samples samples in device memory; never synchronises. shape", e.name)
+	w.line("/// defaults to %s_LAUNCH_SHAPE<T>(num_samples); cudaErrorInvalidValue if it is not a valid shape within", up)
+	w.line("/// %s_MAX_THREADS<T>() threads (see valid_launch_shape).", up)
 	w.line("template <typename T>")
-	w.block(fmt.Sprintf("cudaError_t %s_launch(%s, int num_samples, cudaStream_t stream, int block_threads = DEFAULT_BLOCK_THREADS)",
+	w.block(fmt.Sprintf("cudaError_t %s_launch(%s, int num_samples, cudaStream_t stream, LaunchShape shape = BAKED_LAUNCH_SHAPE)",
 		e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		w.line("if (num_samples <= 0) return cudaSuccess;")
-		w.line("constexpr size_t smem = %s_DEVICE_SMEM_BYTES<T>();", up)
+		w.line("if (shape.threads_per_sample == 0) shape = %s_LAUNCH_SHAPE<T>(num_samples);", up)
+		w.line("if (!valid_launch_shape(shape, %s_MAX_THREADS<T>())) return cudaErrorInvalidValue;", up)
+		w.line("if (shape.samples_per_block > num_samples) shape.samples_per_block = num_samples;")
+		w.line("const size_t smem = size_t(shape.samples_per_block) * sample_stride(%d) * sizeof(T);", e.smem())
 		w.line("cudaError_t err = set_smem_limit(%s_kernel<T>, smem);", e.name)
 		w.line("if (err != cudaSuccess) return err;")
-		w.line("const int blocks = num_samples < MAX_GRID_BLOCKS ? num_samples : MAX_GRID_BLOCKS;")
+		w.line("const dim3 block(unsigned(shape.threads_per_sample), unsigned(shape.samples_per_block));")
 		_, dcall := e.bufferParams("d_")
-		w.line("%s_kernel<T><<<blocks, block_threads, smem, stream>>>(%s, num_samples);", e.name, strings.Join(append(dcall, pcall...), ", "))
+		w.line("%s_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), block, smem, stream>>>(%s, num_samples);", e.name, strings.Join(append(dcall, pcall...), ", "))
 		w.line("return cudaGetLastError();")
 	})
 	w.line("#endif")

@@ -50,12 +50,13 @@ func (w *writer) namespace(name string, body func()) {
 	w.line("}  // namespace %s", name)
 }
 
-// blockStride writes a loop distributing n work items over the block's threads; the body sees index v.
+// blockStride writes a loop distributing n work items over the sample group's threads (kernels/grid/launch.cuh);
+// the body sees index v.
 func (w *writer) blockStride(v string, n any, body func()) {
-	w.block(fmt.Sprintf("for (uint32_t %s = glass::block_rank(); %s < %v; %s += glass::block_size())", v, v, n, v), body)
+	w.block(fmt.Sprintf("for (uint32_t %s = group_rank(); %s < %v; %s += group_size())", v, v, n, v), body)
 }
 
-// sync writes a block barrier.
-func (w *writer) sync() { w.line("glass::block_sync();") }
+// sync writes a sample-group barrier.
+func (w *writer) sync() { w.line("group_sync();") }
 
 func (w *writer) String() string { return w.b.String() }

@@ -7,20 +7,25 @@ import (
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
 )
 
-// BlockSizes are the block sizes the CUDA check runs every kernel at: warp-aligned, ragged and the
-// hardware maximum, down to a single thread.
-var BlockSizes = []int{1, 32, 33, 57, 64, 96, 128, 256, 512, 1024}
+// Shapes are the launch shapes (threads per sample x samples per block) the CUDA check runs every kernel
+// at, besides the one baked for the batch size: one sample per block from a single thread to the hardware
+// maximum, warp-aligned and ragged; a sample per thread; sub-warp, warp and multi-warp groups sharing a
+// block. Shapes over a kernel's MAX_THREADS are skipped and counted.
+var Shapes = [][2]int{
+	{1, 1}, {32, 1}, {33, 1}, {57, 1}, {96, 1}, {128, 1}, {256, 1}, {1024, 1},
+	{1, 32}, {1, 128}, {2, 16}, {4, 8}, {8, 16}, {16, 4}, {32, 4}, {64, 2}, {96, 3},
+}
 
-// CUDADriver returns the source of a CUDA program (driver.cu) that, for every entry point, block size and
+// CUDADriver returns the source of a CUDA program (driver.cu) that, for every entry point, launch shape and
 // precision, poisons the outputs with NaN, launches the batched kernel on the inputs of inputs.bin and
-// compares with expected.bin. It prints one line per (precision, block size, entry point) and a summary,
+// compares with expected.bin. It prints one line per (precision, shape, entry point) and a summary,
 // and exits non-zero when any error exceeds its tolerance: 1e-10 relative in double (SecondOrderTolerance
 // for second derivatives, whose reference is central differences); 1e-4 in float, times cond(M) for entry
 // points conditioned by M.
 func CUDADriver(m *emit.Metadata) string {
 	var b strings.Builder
 	b.WriteString(driverPrologue)
-	b.WriteString("template <typename T>\nstatic void run_all(Data& d, int block, Report& rep) {\n")
+	b.WriteString("template <typename T>\nstatic void run_all(Data& d, grid::LaunchShape shape, Report& rep) {\n")
 	b.WriteString("    const int n = d.n;\n    size_t ip = 0, ep = 0;\n    (void)ip;\n")
 	b.WriteString("    const Vec3<T> gravity{T(d.g[0]), T(d.g[1]), T(d.g[2])};\n    (void)gravity;\n")
 	for _, a := range m.Algorithms {
@@ -43,9 +48,12 @@ func CUDADriver(m *emit.Metadata) string {
 		if a.Gravity {
 			args = append(args, "gravity")
 		}
-		args = append(args, "n", "0", "block")
+		args = append(args, "n", "0", "shape")
 		fmt.Fprintf(&b, "        double worst = 0;\n")
-		fmt.Fprintf(&b, "        const bool selected = rep.selected(%q);\n", a.Name)
+		fmt.Fprintf(&b, "        const bool fits = shape.threads_per_sample == 0 || grid::valid_launch_shape(shape, grid::%s_MAX_THREADS<T>());\n",
+			strings.ToUpper(a.Name))
+		fmt.Fprintf(&b, "        if (!fits) rep.skipped++;\n")
+		fmt.Fprintf(&b, "        const bool selected = fits && rep.selected(%q);\n", a.Name)
 		fmt.Fprintf(&b, "        for (int f = 0; f < %s; ++f) {\n", frames)
 		b.WriteString("            if (selected) {\n")
 		for _, o := range a.Outputs {
@@ -65,7 +73,7 @@ func CUDADriver(m *emit.Metadata) string {
 		if !ok {
 			tol64 = 1e-10
 		}
-		fmt.Fprintf(&b, "        if (selected) rep.add(%q, sizeof(T) == 8, block, worst, %v, %g);\n", a.Name, ConditionedByM[a.Name], tol64)
+		fmt.Fprintf(&b, "        if (selected) rep.add(%q, sizeof(T) == 8, shape, worst, %v, %g);\n", a.Name, ConditionedByM[a.Name], tol64)
 		b.WriteString("    }\n")
 	}
 	b.WriteString("    if (ep != d.expected.size()) { fprintf(stderr, \"expected.bin size mismatch\\n\"); exit(2); }\n}\n")
@@ -80,6 +88,7 @@ const driverPrologue = `// Equivalence check of a robot's batched kernels agains
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -151,17 +160,20 @@ static double rel_err(std::vector<double> got, const double* want, bool quat) {
 struct Report {
     double cond = 1;
     int failures = 0;
+    int skipped = 0;  // (shape, entry point) pairs over the kernel's MAX_THREADS
     std::vector<std::string> lines;
     std::vector<std::string> only;  // entry points to run; empty: all
     bool selected(const char* algo) const {
         return only.empty() || std::find(only.begin(), only.end(), std::string(algo)) != only.end();
     }
-    void add(const char* algo, bool dbl, int block, double err, bool by_cond, double tol_double) {
+    void add(const char* algo, bool dbl, grid::LaunchShape shape, double err, bool by_cond, double tol_double) {
         const double tol = dbl ? tol_double : (by_cond ? 1e-4 * cond : 1e-4);
         const bool ok = err <= tol;
         failures += ok ? 0 : 1;
-        char line[256];
-        snprintf(line, sizeof line, "%-6s %5d  %-26s %10.3g  %10.3g  %s", dbl ? "double" : "float", block, algo, err,
+        char name[32], line[256];
+        if (shape.threads_per_sample == 0) snprintf(name, sizeof name, "baked");
+        else snprintf(name, sizeof name, "%dx%d", shape.threads_per_sample, shape.samples_per_block);
+        snprintf(line, sizeof line, "%-6s %-8s %-26s %10.3g  %10.3g  %s", dbl ? "double" : "float", name, algo, err,
                  tol, ok ? "ok" : "FAIL");
         lines.push_back(line);
     }
@@ -194,25 +206,34 @@ int main(int argc, char** argv) {
             start = end + 1;
         }
     }
-    // GRID_CHECK_BLOCKS="33,128" narrows the block sizes (sanitizer runs are slow).
-    std::vector<int> blocks = {BLOCK_SIZES};
-    if (const char* env = getenv("GRID_CHECK_BLOCKS")) {
-        blocks.clear();
+    // GRID_CHECK_SHAPES="33x1,1x64" narrows the launch shapes (sanitizer runs are slow); "baked" is the
+    // shape each kernel is baked with for the batch.
+    std::vector<grid::LaunchShape> shapes = {grid::BAKED_LAUNCH_SHAPE, LAUNCH_SHAPES};
+    if (const char* env = getenv("GRID_CHECK_SHAPES")) {
+        shapes.clear();
         for (const char* p = env; *p;) {
-            char* end = nullptr;
-            const long b = strtol(p, &end, 10);
-            if (end == p) break;
-            if (b >= 1 && b <= 1024) blocks.push_back(int(b));
-            p = (*end == ',') ? end + 1 : end;
+            int g = 0, s = 0, used = 0;
+            if (strncmp(p, "baked", 5) == 0) {
+                shapes.push_back(grid::BAKED_LAUNCH_SHAPE);
+                used = 5;
+            } else if (sscanf(p, "%dx%d%n", &g, &s, &used) == 2) {
+                shapes.push_back(grid::LaunchShape{g, s});
+            } else {
+                fprintf(stderr, "GRID_CHECK_SHAPES: expected GxS or baked at \"%s\"\n", p);
+                return 1;
+            }
+            p += used;
+            if (*p == ',') ++p;
         }
     }
-    for (int block : blocks) {
-        run_all<double>(d, block, rep);
-        run_all<float>(d, block, rep);
+    for (const grid::LaunchShape& shape : shapes) {
+        run_all<double>(d, shape, rep);
+        run_all<float>(d, shape, rep);
     }
-    printf("precision block  entry point         max error   tolerance\n");
+    printf("precision shape   entry point                 max error   tolerance\n");
     for (const auto& l : rep.lines) printf("%s\n", l.c_str());
-    printf("%s: %d samples, %zu checks, %d failed (cond(M) %.3g)\n", ROBOT, d.n, rep.lines.size(), rep.failures, d.cond);
+    printf("%s: %d samples, %zu checks, %d failed, %d over a kernel's MAX_THREADS (cond(M) %.3g)\n", ROBOT, d.n,
+           rep.lines.size(), rep.failures, rep.skipped, d.cond);
     return rep.failures == 0 ? 0 : 1;
 }
 `

@@ -57,11 +57,11 @@ func Prepare(r *model.Robot, dir string, n int, seed uint64) error {
 			}
 		}
 	}
-	sizes := make([]string, len(BlockSizes))
-	for i, b := range BlockSizes {
-		sizes[i] = fmt.Sprint(b)
+	shapes := make([]string, len(Shapes))
+	for i, s := range Shapes {
+		shapes[i] = fmt.Sprintf("grid::LaunchShape{%d, %d}", s[0], s[1])
 	}
-	driver := fmt.Sprintf("#define BLOCK_SIZES %s\n#define ROBOT %q\n", strings.Join(sizes, ", "), r.Name) + CUDADriver(m)
+	driver := fmt.Sprintf("#define LAUNCH_SHAPES %s\n#define ROBOT %q\n", strings.Join(shapes, ", "), r.Name) + CUDADriver(m)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -40,11 +40,87 @@ constexpr Vec3<T> default_gravity() {
     return Vec3<T>{T(0), T(0), T(-9.81)};
 }
 
-// Block-stride copy of n values: every thread of the block calls it; no trailing barrier.
+// Sample groups. The generated entry points are cooperative over a *sample group*: the blockDim.x threads
+// of a block that share threadIdx.y work on one sample, and a block holds blockDim.y samples. A 1-D block is
+// one group (the whole block, barriers are __syncthreads()); blockDim.x == 1 runs a sample per thread with no
+// barriers at all. Groups of 2..32 threads must be a power of two (they sit inside one warp and
+// synchronise with __syncwarp on their own lanes); larger groups of a multiple of 32 threads use named
+// barrier threadIdx.y + 1, so a block holds at most 15 of them. On the host a group is one thread.
+
+// Rank of the calling thread in its sample group, and the group's size.
+GLASS_HD uint32_t group_rank() {
+#if defined(__CUDA_ARCH__)
+    return threadIdx.x;
+#else
+    return 0;
+#endif
+}
+
+GLASS_HD uint32_t group_size() {
+#if defined(__CUDA_ARCH__)
+    return blockDim.x;
+#else
+    return 1;
+#endif
+}
+
+// Barrier over the calling thread's sample group (see above); a no-op on the host and for one-thread groups.
+GLASS_HD void group_sync() {
+#if defined(__CUDA_ARCH__)
+    if (blockDim.y == 1) {
+        __syncthreads();
+    } else if (blockDim.x == 1) {
+        // the sample belongs to this thread alone
+    } else if (blockDim.x < 32) {
+        const uint32_t first_lane = (threadIdx.y * blockDim.x) & 31u;
+        __syncwarp(((1u << blockDim.x) - 1u) << first_lane);
+    } else if (blockDim.x == 32) {
+        __syncwarp();
+    } else {
+        asm volatile("bar.sync %0, %1;" ::"r"(threadIdx.y + 1), "r"(blockDim.x) : "memory");
+    }
+#endif
+}
+
+// Group-stride copy of n values: every thread of the sample group calls it; no trailing barrier.
 template <typename T, typename U>
 GLASS_HD void block_copy(T* dst, const U* src, uint32_t n) {
-    for (uint32_t k = glass::block_rank(); k < n; k += glass::block_size()) dst[k] = static_cast<T>(src[k]);
+    for (uint32_t k = group_rank(); k < n; k += group_size()) dst[k] = static_cast<T>(src[k]);
 }
+
+// How a batched launch maps samples to threads: threads_per_sample threads (blockDim.x) cooperate on each
+// sample and samples_per_block samples (blockDim.y) share a block, each with its own shared-memory slice.
+struct LaunchShape {
+    int threads_per_sample;
+    int samples_per_block;
+    constexpr int threads() const { return threads_per_sample * samples_per_block; }
+};
+
+// The default-argument marker of the `<algo>_launch` helpers: use the shape baked for the batch size.
+constexpr LaunchShape BAKED_LAUNCH_SHAPE{0, 0};
+
+// A kernel's __launch_bounds__: the baked value, or GRID_MAX_THREADS where the build defines it.
+constexpr int max_threads_override(int baked) {
+#if defined(GRID_MAX_THREADS)
+    (void)baked;
+    return GRID_MAX_THREADS;
+#else
+    return baked;
+#endif
+}
+
+// Whether a shape is one the sample-group barriers support, within max_threads threads per block.
+constexpr bool valid_launch_shape(LaunchShape s, int max_threads) {
+    const int g = s.threads_per_sample;
+    if (g < 1 || s.samples_per_block < 1 || s.threads() > max_threads) return false;
+    if (s.samples_per_block == 1 || g == 1) return true;
+    if (g <= 32) return (g & (g - 1)) == 0;
+    return g % 32 == 0 && s.samples_per_block <= 15;
+}
+
+// Elements between consecutive samples' shared-memory slices: the per-sample need rounded up to an odd
+// count, so that one-thread groups reading the same offset of their slices hit distinct banks.
+GLASS_HD constexpr size_t sample_stride(size_t elements) { return elements | size_t(1); }
 
 // Outcome of a host wrapper: code 0 is success; otherwise message says what failed.
 struct Status {
@@ -60,6 +136,12 @@ struct Status {
 #if defined(__CUDACC__)
 // Grid size cap for batched launches; blocks stride over the remaining samples.
 constexpr int MAX_GRID_BLOCKS = 1 << 20;
+
+// Blocks for num_samples samples at samples_per_block per block, capped at MAX_GRID_BLOCKS.
+inline int launch_blocks(int num_samples, int samples_per_block) {
+    const int blocks = (num_samples + samples_per_block - 1) / samples_per_block;
+    return blocks < MAX_GRID_BLOCKS ? blocks : MAX_GRID_BLOCKS;
+}
 
 // Raises a kernel's dynamic shared-memory limit when it needs more than the default 48 KiB.
 template <typename Kernel>

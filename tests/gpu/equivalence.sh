@@ -2,7 +2,7 @@
 # CUDA equivalence check, run on a machine with an NVIDIA GPU and nvcc (no Go needed):
 #   go tool mage gpuprep                       # here: writes build/gpucheck/<robot>/
 #   bash tests/gpu/equivalence.sh build/gpucheck [RESULTS_DIR]
-# Builds each robot's driver for sm_90, runs every entry point at every block size in float and double with
+# Builds each robot's driver for sm_90, runs every entry point at every launch shape in float and double with
 # NaN-poisoned outputs against the float64 reference, then runs compute-sanitizer memcheck and racecheck on
 # two robots. Writes results.txt and summary.md into RESULTS_DIR (default: the check folder).
 # PHASES (default "build run sanitize") picks the phases, so that a long check can span several sessions of a
@@ -17,8 +17,9 @@ arch=${CUDA_ARCH:-sm_90}
 nvcc=${NVCC:-nvcc}
 sanitizer=${SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 sanitized_robots=${SANITIZED_ROBOTS:-"iiwa go2_floating"}
-# Block sizes under the sanitizers: ragged, warp-multiple and the maximum (all sizes run without them).
-sanitized_blocks=${SANITIZED_BLOCKS:-"33,128,1024"}
+# Launch shapes under the sanitizers (threads per sample x samples per block): the baked one, a ragged
+# block, a sample per thread and sub-warp groups sharing a block (all shapes run without them).
+sanitized_shapes=${SANITIZED_SHAPES:-"baked,33x1,1x32,4x8"}
 sanitized_algorithms=${SANITIZED_ALGORITHMS:-}
 phases=${PHASES:-"build run sanitize"}
 results="$out/results.txt"
@@ -64,7 +65,7 @@ done
 
 {
   echo
-  echo "compute-sanitizer at block sizes $sanitized_blocks:"
+  echo "compute-sanitizer at launch shapes $sanitized_shapes:"
   echo
   echo "| robot | tool | errors |"
   echo "|---|---|---|"
@@ -74,7 +75,7 @@ for robot in $sanitized_robots; do
   dir="$check/$robot"
   for tool in memcheck racecheck; do
     log="$dir/$tool.txt"
-    GRID_CHECK_BLOCKS=$sanitized_blocks GRID_CHECK_ALGORITHMS=$sanitized_algorithms timeout "${SANITIZER_TIMEOUT:-240}" \
+    GRID_CHECK_SHAPES=$sanitized_shapes GRID_CHECK_ALGORITHMS=$sanitized_algorithms timeout "${SANITIZER_TIMEOUT:-240}" \
       "$sanitizer" --tool "$tool" --error-exitcode 9 "$dir/driver" "$dir" >"$log" 2>&1
     rc=$?
     errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | tail -n 1 | grep -o '[0-9]*' || true)

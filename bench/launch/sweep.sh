@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Launch-shape sweep, run on a machine with an NVIDIA GPU and nvcc (no Go needed):
+#   go tool mage tuneprep                          # here: writes build/tune/<robot>/
+#   bash bench/launch/sweep.sh build/tune RESULTS_DIR
+#   go tool mage tune RESULTS_DIR/sweep.txt        # here: bakes the choices into codegen/emit/launch_configs/
+# Compiles each robot's sweep twice, with every kernel's __launch_bounds__ at 256 threads (ptxas may use up
+# to 255 registers) and at 1024 (64 registers), all in parallel, then times them one robot at a time:
+# every shape up to 256 threads in the first build, the larger ones and a few comparisons in the second.
+# ALGORITHMS (comma-separated) narrows the entry points.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tune=${1:?usage: sweep.sh TUNE_DIR RESULTS_DIR}
+out=${2:?usage: sweep.sh TUNE_DIR RESULTS_DIR}
+mkdir -p "$out"
+arch=${CUDA_ARCH:-sm_90}
+nvcc=${NVCC:-nvcc}
+wide_shapes=${WIDE_SHAPES:-"1x64,1x128,1x512,32x4,128x1,256x1,512x1,1024x1"}
+results="$out/sweep.txt"
+{
+  echo "# launch-shape sweep: robot entry precision max_threads shape batch median_us min_us reps"
+  echo "# date $(date -u +%Y-%m-%dT%H:%M:%SZ) commit ${GRID_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+  echo "# gpu $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null | head -n 1)"
+  echo "# nvcc $("$nvcc" --version | tail -n 1)"
+} >"$results"
+status=0
+build() {
+  local dir=$1 bound=$2 start
+  start=$(date +%s)
+  if "$nvcc" -O3 -arch="$arch" -std=c++17 -DGRID_MAX_THREADS="$bound" -I "$root/kernels" -I "$dir" "$dir/sweep.cu" \
+    -o "$dir/sweep_$bound" >"$dir/build_$bound.txt" 2>&1; then
+    echo "# built $(basename "$dir") max_threads $bound in $(( $(date +%s) - start )) s" >>"$dir/build_$bound.txt"
+  else
+    echo "# BUILD FAILED $(basename "$dir") max_threads $bound" >>"$dir/build_$bound.txt"
+  fi
+}
+for dir in "$tune"/*/; do
+  for bound in 256 1024; do build "$dir" "$bound" & done
+done
+wait
+for dir in "$tune"/*/; do
+  for bound in 256 1024; do
+    grep '^#' "$dir/build_$bound.txt" >>"$results"
+    if [ ! -x "$dir/sweep_$bound" ]; then
+      tail -n 20 "$dir/build_$bound.txt"; status=1; continue
+    fi
+    if [ "$bound" = 1024 ]; then
+      GRID_SWEEP_SHAPES=$wide_shapes "$dir/sweep_$bound" ${ALGORITHMS:-} >>"$results" || status=1
+    else
+      "$dir/sweep_$bound" ${ALGORITHMS:-} >>"$results" || status=1
+    fi
+  done
+  echo "swept $(basename "$dir")"
+done
+exit $status

@@ -1,0 +1,141 @@
+package emit
+
+import "fmt"
+
+// LaunchShape is how a batched kernel maps samples to threads (kernels/grid/launch.cuh): ThreadsPerSample
+// threads cooperate on each sample and SamplesPerBlock samples share a block.
+type LaunchShape struct {
+	ThreadsPerSample int `json:"threads_per_sample"`
+	SamplesPerBlock  int `json:"samples_per_block"`
+}
+
+func (s LaunchShape) threads() int { return s.ThreadsPerSample * s.SamplesPerBlock }
+
+func (s LaunchShape) String() string {
+	return fmt.Sprintf("%dx%d", s.ThreadsPerSample, s.SamplesPerBlock)
+}
+
+// valid mirrors grid::valid_launch_shape: groups of 2..32 threads sharing a block are powers of two, larger
+// ones multiples of 32 with at most 15 per block (named barriers).
+func (s LaunchShape) valid(maxThreads int) bool {
+	g := s.ThreadsPerSample
+	switch {
+	case g < 1 || s.SamplesPerBlock < 1 || s.threads() > maxThreads:
+		return false
+	case s.SamplesPerBlock == 1 || g == 1:
+		return true
+	case g <= 32:
+		return g&(g-1) == 0
+	default:
+		return g%32 == 0 && s.SamplesPerBlock <= 15
+	}
+}
+
+// LaunchStep applies Shape to launches of at most MaxBatch samples; MaxBatch 0 means any batch.
+type LaunchStep struct {
+	MaxBatch int `json:"max_batch"`
+	LaunchShape
+}
+
+// LaunchConfig is one kernel's baked launch configuration in one precision: its __launch_bounds__ (which
+// sets ptxas's register budget) and the shape by batch size.
+type LaunchConfig struct {
+	MaxThreads int          `json:"max_threads"`
+	Steps      []LaunchStep `json:"steps"`
+}
+
+// Validate checks that the steps ascend to a final any-batch step and fit MaxThreads.
+func (c LaunchConfig) Validate() error {
+	if c.MaxThreads < 1 || c.MaxThreads > 1024 {
+		return fmt.Errorf("max_threads %d is outside 1..1024", c.MaxThreads)
+	}
+	if len(c.Steps) == 0 || c.Steps[len(c.Steps)-1].MaxBatch != 0 {
+		return fmt.Errorf("the last step must have max_batch 0 (any batch)")
+	}
+	prev := 0
+	for i, s := range c.Steps {
+		if i < len(c.Steps)-1 && s.MaxBatch <= prev {
+			return fmt.Errorf("step %d: max_batch %d does not ascend", i, s.MaxBatch)
+		}
+		prev = s.MaxBatch
+		if !s.valid(c.MaxThreads) {
+			return fmt.Errorf("step %d: shape %s (threads per sample x samples per block) is not a supported shape within %d threads",
+				i, s.LaunchShape, c.MaxThreads)
+		}
+	}
+	return nil
+}
+
+// LaunchTable holds launch configurations by entry point and precision ("float" or "double"); missing
+// ones fall back to Options.BlockThreads threads per sample, one sample per block.
+type LaunchTable map[string]map[string]LaunchConfig
+
+// precisions are the C++ types a LaunchTable names, in emission order.
+var precisions = []string{"float", "double"}
+
+// launchConfig returns the configuration of an entry point in a precision.
+func (o Options) launchConfig(algo, precision string) LaunchConfig {
+	if c, ok := o.Launch[algo][precision]; ok {
+		return c
+	}
+	return LaunchConfig{MaxThreads: 1024, Steps: []LaunchStep{{LaunchShape: LaunchShape{o.BlockThreads, 1}}}}
+}
+
+// validateLaunch checks every configuration of the table against the entry points that exist.
+func (o Options) validateLaunch(entries []*entry) error {
+	known := map[string]bool{}
+	for _, e := range entries {
+		known[e.name] = true
+	}
+	for algo, byPrecision := range o.Launch {
+		if !known[algo] {
+			return fmt.Errorf("launch configuration for unknown entry point %q", algo)
+		}
+		for p, c := range byPrecision {
+			if p != "float" && p != "double" {
+				return fmt.Errorf("launch configuration of %s: precision %q is neither float nor double", algo, p)
+			}
+			if err := c.Validate(); err != nil {
+				return fmt.Errorf("launch configuration of %s (%s): %w", algo, p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// emitLaunchConfig writes <NAME>_MAX_THREADS<T>() and <NAME>_LAUNCH_SHAPE<T>(num_samples).
+func emitLaunchConfig(w *writer, e *entry, opt Options) {
+	up := e.upper()
+	cfg := map[string]LaunchConfig{}
+	for _, p := range precisions {
+		cfg[p] = opt.launchConfig(e.name, p)
+	}
+	w.line("/// Most threads per block %s_kernel takes: its __launch_bounds__, from which ptxas budgets registers.", e.name)
+	w.line("/// Defining GRID_MAX_THREADS overrides it for every kernel.")
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("constexpr int %s_MAX_THREADS()", up), func() {
+		w.line("return max_threads_override(std::is_same<T, float>::value ? %d : %d);", cfg["float"].MaxThreads, cfg["double"].MaxThreads)
+	})
+	w.line("/// Launch shape %s_launch uses for num_samples samples, chosen per precision and batch size.", e.name)
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("constexpr LaunchShape %s_LAUNCH_SHAPE(int num_samples)", up), func() {
+		w.line("(void)num_samples;")
+		for _, p := range precisions {
+			var body []string
+			for _, s := range cfg[p].Steps {
+				ret := fmt.Sprintf("return LaunchShape{%d, %d};", s.ThreadsPerSample, s.SamplesPerBlock)
+				if s.MaxBatch > 0 {
+					ret = fmt.Sprintf("if (num_samples <= %d) %s", s.MaxBatch, ret)
+				}
+				body = append(body, ret)
+			}
+			w.line("if (std::is_same<T, %s>::value) {", p)
+			for _, l := range body {
+				w.line("    %s", l)
+			}
+			w.line("}")
+		}
+		w.line("return LaunchShape{1, 1};")
+	})
+	w.blank()
+}

@@ -1,0 +1,233 @@
+// Package tune measures how a robot's batched kernels run at different launch shapes on a GPU and turns the
+// measurements into the launch configurations codegen bakes into grid.cuh (emit.LaunchTable).
+package tune
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/grid-rbd/grid-rbd/codegen/emit"
+)
+
+// Algorithms are the entry points the sweep times: the ones the benchmarks and the Python API lean on.
+// The others keep the untuned default.
+var Algorithms = []string{
+	"frame_poses", "inverse_dynamics", "mass_matrix", "minv", "forward_dynamics", "aba",
+	"inverse_dynamics_gradient", "forward_dynamics_gradient",
+}
+
+// Batches are the batch sizes of the sweep (those of the benchmark).
+var Batches = []int{1, 16, 256, 4096, 65536}
+
+// Shapes are the launch shapes (threads per sample, samples per block) the sweep tries, each where it fits
+// a kernel's MAX_THREADS: a sample per thread, sub-warp, warp and multi-warp groups, one sample per block.
+var Shapes = [][2]int{
+	{1, 32}, {1, 64}, {1, 128}, {1, 256}, {1, 512},
+	{2, 32}, {2, 64}, {2, 128},
+	{4, 16}, {4, 32}, {4, 64},
+	{8, 8}, {8, 16}, {8, 32},
+	{16, 4}, {16, 8}, {16, 16},
+	{32, 1}, {32, 2}, {32, 4}, {32, 8},
+	{64, 1}, {64, 2}, {64, 4},
+	{128, 1}, {128, 2}, {256, 1}, {512, 1}, {1024, 1},
+}
+
+// SweepDriver returns the source of a CUDA program (sweep.cu, beside grid.cuh) that times every entry point
+// of Algorithms the robot has, in float and double, at every batch of Batches and every shape of Shapes
+// that fits the kernel's MAX_THREADS (set the build's with -DGRID_MAX_THREADS=N), plus the baked shape.
+// Each cell is warmed up, then launched on rotating input sets with each launch timed by CUDA events; it
+// prints one line per cell: robot, entry point, precision, max threads, shape, batch, median and minimum
+// microseconds and the repetitions, or "missing" and the CUDA error.
+func SweepDriver(m *emit.Metadata) string {
+	var b strings.Builder
+	b.WriteString(sweepIncludes)
+	shapes := make([]string, len(Shapes))
+	for i, s := range Shapes {
+		shapes[i] = fmt.Sprintf("{%d, %d}", s[0], s[1])
+	}
+	batches := make([]string, len(Batches))
+	for i, n := range Batches {
+		batches[i] = fmt.Sprint(n)
+	}
+	fmt.Fprintf(&b, "static const char* ROBOT = %q;\n", m.Robot)
+	fmt.Fprintf(&b, "static const std::vector<grid::LaunchShape> SHAPES = {%s};\n", strings.Join(shapes, ", "))
+	fmt.Fprintf(&b, "static const std::vector<int> BATCHES = {%s};\n", strings.Join(batches, ", "))
+	b.WriteString(sweepPrologue)
+	b.WriteString("template <typename T>\nstatic void sweep_all(Sweep& s) {\n")
+	b.WriteString("    const grid::Vec3<T> gravity = grid::default_gravity<T>();\n    (void)gravity;\n")
+	for _, name := range Algorithms {
+		a := findAlgorithm(m, name)
+		if a == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "    if (s.selected(%q)) {\n", a.Name)
+		var args []string
+		for _, o := range a.Outputs {
+			fmt.Fprintf(&b, "        Buffers<T> %s(%d, 1);\n", o.Name, o.Size())
+			args = append(args, o.Name+".at(0)")
+		}
+		for _, in := range a.Inputs {
+			fmt.Fprintf(&b, "        Buffers<T> %s(%d, INPUT_SETS);\n", in.Name, in.Size())
+			args = append(args, in.Name+".at(set)")
+		}
+		if a.Frame {
+			args = append(args, "grid::NF - 1")
+		}
+		if a.Gravity {
+			args = append(args, "gravity")
+		}
+		args = append(args, "n", "0", "shape")
+		fmt.Fprintf(&b, "        s.run<T>(%q, grid::%s_MAX_THREADS<T>(), [&](int set, int n, grid::LaunchShape shape) {\n",
+			a.Name, strings.ToUpper(a.Name))
+		fmt.Fprintf(&b, "            return grid::%s_launch<T>(%s);\n        });\n    }\n", a.Name, strings.Join(args, ", "))
+	}
+	b.WriteString("}\n")
+	b.WriteString(sweepEpilogue)
+	return b.String()
+}
+
+func findAlgorithm(m *emit.Metadata, name string) *emit.AlgorithmInfo {
+	for i := range m.Algorithms {
+		if m.Algorithms[i].Name == name {
+			return &m.Algorithms[i]
+		}
+	}
+	return nil
+}
+
+const sweepIncludes = `// Launch-shape sweep of a robot's batched kernels; generated, do not edit.
+#include "grid.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+`
+
+const sweepPrologue = `
+constexpr int INPUT_SETS = 4;     // inputs rotate so that no launch reads what the previous one left in L2
+constexpr int MAX_BATCH = 65536;
+constexpr double CELL_SECONDS = 0.15;  // timed launches per cell: enough for this, within [10, 30]
+
+static void check(cudaError_t err, const char* what) {
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
+        exit(3);
+    }
+}
+
+// sets arrays of MAX_BATCH samples of per_sample values each, inputs uniform in [-1, 1].
+template <typename T>
+struct Buffers {
+    std::vector<T*> ptrs;
+    Buffers(int per_sample, int sets) {
+        static std::mt19937_64 rng(7);
+        std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+        const size_t n = size_t(MAX_BATCH) * size_t(per_sample);
+        std::vector<T> host(n);
+        for (int k = 0; k < sets; ++k) {
+            T* p = nullptr;
+            check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
+            for (T& v : host) v = T(uniform(rng));
+            check(cudaMemcpy(p, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+            ptrs.push_back(p);
+        }
+    }
+    ~Buffers() {
+        for (T* p : ptrs) cudaFree(p);
+    }
+    T* at(int set) const { return ptrs[size_t(set) % ptrs.size()]; }
+};
+
+struct Sweep {
+    std::vector<std::string> only;  // entry points to run; empty: all
+    std::vector<grid::LaunchShape> shapes;
+    cudaEvent_t start, stop;
+    Sweep() {
+        check(cudaEventCreate(&start), "event");
+        check(cudaEventCreate(&stop), "event");
+    }
+    bool selected(const char* algo) const {
+        return only.empty() || std::find(only.begin(), only.end(), std::string(algo)) != only.end();
+    }
+    template <typename Launch>
+    double time_once(Launch& launch, int set, int n, grid::LaunchShape shape, cudaError_t* err) {
+        check(cudaEventRecord(start, 0), "record");
+        *err = launch(set, n, shape);
+        check(cudaEventRecord(stop, 0), "record");
+        check(cudaEventSynchronize(stop), "synchronize");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+        return ms * 1e3;
+    }
+    template <typename T, typename Launch>
+    void run(const char* algo, int max_threads, Launch launch) {
+        const char* precision = sizeof(T) == 8 ? "double" : "float";
+        for (int n : BATCHES) {
+            std::vector<grid::LaunchShape> cells = {grid::BAKED_LAUNCH_SHAPE};
+            for (const grid::LaunchShape& s : shapes)
+                if (grid::valid_launch_shape(s, max_threads)) cells.push_back(s);
+            for (const grid::LaunchShape& shape : cells) {
+                char name[32];
+                if (shape.threads_per_sample == 0) snprintf(name, sizeof name, "baked");
+                else snprintf(name, sizeof name, "%dx%d", shape.threads_per_sample, shape.samples_per_block);
+                cudaError_t err = cudaSuccess;
+                double first = 0;
+                for (int w = 0; w < INPUT_SETS && err == cudaSuccess; ++w) first = time_once(launch, w, n, shape, &err);
+                if (err == cudaSuccess) err = cudaDeviceSynchronize();
+                if (err != cudaSuccess) {
+                    printf("%s %s %s %d %s %d missing %s\n", ROBOT, algo, precision, max_threads, name, n, cudaGetErrorName(err));
+                    cudaGetLastError();
+                    continue;
+                }
+                const int reps = std::max(10, std::min(30, int(CELL_SECONDS * 1e6 / std::max(first, 1.0))));
+                std::vector<double> us;
+                for (int r = 0; r < reps; ++r) us.push_back(time_once(launch, r % INPUT_SETS, n, shape, &err));
+                check(err, algo);
+                std::sort(us.begin(), us.end());
+                printf("%s %s %s %d %s %d %.3f %.3f %d\n", ROBOT, algo, precision, max_threads, name, n, us[us.size() / 2],
+                       us[0], reps);
+                fflush(stdout);
+            }
+        }
+    }
+};
+
+`
+
+const sweepEpilogue = `
+// usage: sweep [ALGORITHMS] — a comma-separated list narrows the entry points. GRID_SWEEP_SHAPES="1x64,32x1"
+// narrows the shapes.
+int main(int argc, char** argv) {
+    Sweep s;
+    if (argc > 1) {
+        std::string list = argv[1];
+        for (size_t start = 0; start <= list.size();) {
+            const size_t end = std::min(list.find(',', start), list.size());
+            if (end > start) s.only.push_back(list.substr(start, end - start));
+            start = end + 1;
+        }
+    }
+    s.shapes = SHAPES;
+    if (const char* env = getenv("GRID_SWEEP_SHAPES")) {
+        s.shapes.clear();
+        for (const char* p = env; *p;) {
+            int g = 0, n = 0, used = 0;
+            if (sscanf(p, "%dx%d%n", &g, &n, &used) != 2) {
+                fprintf(stderr, "GRID_SWEEP_SHAPES: expected GxS at \"%s\"\n", p);
+                return 1;
+            }
+            s.shapes.push_back(grid::LaunchShape{g, n});
+            p += used;
+            if (*p == ',') ++p;
+        }
+    }
+    sweep_all<float>(s);
+    sweep_all<double>(s);
+    return 0;
+}
+`

@@ -1,0 +1,122 @@
+//go:build mage
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/grid-rbd/grid-rbd/codegen/emit"
+	"github.com/grid-rbd/grid-rbd/codegen/tune"
+)
+
+// tuneDir holds what a launch-shape sweep needs on the GPU machine.
+var tuneDir = filepath.Join("build", "tune")
+
+// TunePrep writes the launch-shape sweep of the benchmark robots into build/tune/<robot>/ (grid.cuh with
+// the untuned default launch configuration, metadata.json and sweep.cu). On a machine with a GPU and nvcc:
+// bash bench/launch/sweep.sh build/tune RESULTS_DIR, then here: go tool mage tune RESULTS_DIR/sweep.txt.
+// -robots=a,b picks a subset.
+func TunePrep(robots *string) error {
+	list, err := selectBenchRobots(robots)
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(tuneDir); err != nil {
+		return err
+	}
+	for _, rb := range list {
+		r, err := loadRobot(rb.urdf, &rb.floating, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rb.name, err)
+		}
+		gen, err := emit.Generate(r, emit.Options{Untuned: true})
+		if err != nil {
+			return err
+		}
+		m, err := emit.ParseMetadata(gen.Metadata)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(tuneDir, rb.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for name, data := range map[string]string{"grid.cuh": gen.Header, "metadata.json": string(gen.Metadata),
+			"sweep.cu": tune.SweepDriver(m)} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				return err
+			}
+		}
+		fmt.Printf("%s: %s\n", rb.name, dir)
+	}
+	return nil
+}
+
+// Tune turns a sweep's output (bench/launch/sweep.sh's sweep.txt) into the tuned launch configurations the
+// generator bakes, codegen/emit/launch_configs/h200.json, replacing the robots the sweep measured.
+// -gpu names the device (default: the GPU line the sweep recorded); -source says where the results live.
+func Tune(results string, gpu, source *string) error {
+	f, err := os.Open(results)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cells, err := tune.ParseSweep(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", results, err)
+	}
+	if len(cells) == 0 {
+		return fmt.Errorf("%s holds no sweep lines", results)
+	}
+	chosen := tune.Choose(cells)
+	fingerprints := map[string]string{}
+	list, err := selectBenchRobots(nil)
+	if err != nil {
+		return err
+	}
+	for _, rb := range list {
+		r, err := loadRobot(rb.urdf, &rb.floating, nil)
+		if err != nil {
+			return err
+		}
+		fingerprints[r.Name] = emit.Fingerprint(r)
+	}
+	file, err := emit.LoadLaunchFile(emit.TunedGPU)
+	if err != nil {
+		return err
+	}
+	if file.Robots == nil {
+		file.Robots = map[string]emit.LaunchTable{}
+	}
+	var names []string
+	for robot, table := range chosen {
+		fp, ok := fingerprints[robot]
+		if !ok {
+			return fmt.Errorf("sweep robot %q is not a benchmark robot", robot)
+		}
+		file.Robots[fp] = table
+		names = append(names, robot)
+	}
+	sort.Strings(names)
+	if gpu != nil && *gpu != "" {
+		file.GPU = *gpu
+	}
+	if source != nil && *source != "" {
+		file.Source = *source
+	}
+	data, err := json.MarshalIndent(file, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join("codegen", "emit", "launch_configs", emit.TunedGPU+".json")
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("%s: tuned %s from %d cells\n", path, strings.Join(names, ", "), len(cells))
+	return nil
+}
