@@ -5,7 +5,7 @@
 #   go tool mage tune RESULTS_DIR/sweep.txt        # here: bakes the choices into codegen/emit/launch_configs/
 # Compiles each robot's sweep twice, with every kernel's __launch_bounds__ at 256 threads (ptxas may use up
 # to 255 registers) and at 1024 (64 registers), all in parallel, then times them one robot at a time:
-# every shape up to 256 threads in the first build, the larger ones and a few comparisons in the second.
+# every shape up to 256 threads in the first build, the baked one (and WIDE_SHAPES) in the second.
 # ALGORITHMS (comma-separated) narrows the entry points.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,7 +14,8 @@ out=${2:?usage: sweep.sh TUNE_DIR RESULTS_DIR}
 mkdir -p "$out"
 arch=${CUDA_ARCH:-sm_90}
 nvcc=${NVCC:-nvcc}
-wide_shapes=${WIDE_SHAPES:-"1x64,1x128,1x512,32x4,128x1,256x1,512x1,1024x1"}
+# the 1024-thread build times only its baked shape (the untuned default) unless WIDE_SHAPES lists more
+wide_shapes=${WIDE_SHAPES:-""}
 results="$out/sweep.txt"
 {
   echo "# launch-shape sweep: robot entry precision max_threads shape batch median_us min_us reps"

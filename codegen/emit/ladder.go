@@ -112,6 +112,10 @@ func emitLadder(w *writer, e *entry, opt Options) {
 
 	w.line("/// Shared memory, in bytes, that %s_device and %s_kernel need per block.", e.name, e.name)
 	w.line("template <typename T> constexpr size_t %s_DEVICE_SMEM_BYTES() { return size_t(%d) * sizeof(T); }", up, e.smem())
+	w.line("/// Dynamic shared memory, in bytes, of a %s_kernel block of the given shape.", e.name)
+	w.line("template <typename T> constexpr size_t %s_LAUNCH_SMEM_BYTES(LaunchShape shape) {", up)
+	w.line("    return size_t(shape.samples_per_block) * sample_stride(%d) * sizeof(T);", e.smem())
+	w.line("}")
 	w.blank()
 	emitLaunchConfig(w, e, opt)
 
@@ -192,7 +196,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("if (shape.threads_per_sample == 0) shape = %s_LAUNCH_SHAPE<T>(num_samples);", up)
 		w.line("if (!valid_launch_shape(shape, %s_MAX_THREADS<T>())) return cudaErrorInvalidValue;", up)
 		w.line("if (shape.samples_per_block > num_samples) shape.samples_per_block = num_samples;")
-		w.line("const size_t smem = size_t(shape.samples_per_block) * sample_stride(%d) * sizeof(T);", e.smem())
+		w.line("const size_t smem = %s_LAUNCH_SMEM_BYTES<T>(shape);", up)
 		w.line("cudaError_t err = set_smem_limit(%s_kernel<T>, smem);", e.name)
 		w.line("if (err != cudaSuccess) return err;")
 		w.line("const dim3 block(unsigned(shape.threads_per_sample), unsigned(shape.samples_per_block));")

@@ -13,7 +13,8 @@ import (
 // block. Shapes over a kernel's MAX_THREADS are skipped and counted.
 var Shapes = [][2]int{
 	{1, 1}, {32, 1}, {33, 1}, {57, 1}, {96, 1}, {128, 1}, {256, 1}, {1024, 1},
-	{1, 32}, {1, 128}, {2, 16}, {4, 8}, {8, 16}, {16, 4}, {32, 4}, {64, 2}, {96, 3},
+	{1, 32}, {1, 64}, {1, 128}, {2, 16}, {2, 64}, {4, 8}, {4, 32}, {8, 16}, {16, 4}, {16, 8}, {32, 4}, {64, 2},
+	{96, 3},
 }
 
 // CUDADriver returns the source of a CUDA program (driver.cu) that, for every entry point, launch shape and
@@ -50,8 +51,9 @@ func CUDADriver(m *emit.Metadata) string {
 		}
 		args = append(args, "n", "0", "shape")
 		fmt.Fprintf(&b, "        double worst = 0;\n")
-		fmt.Fprintf(&b, "        const bool fits = shape.threads_per_sample == 0 || grid::valid_launch_shape(shape, grid::%s_MAX_THREADS<T>());\n",
-			strings.ToUpper(a.Name))
+		fmt.Fprintf(&b, "        const bool fits = shape.threads_per_sample == 0 || (grid::valid_launch_shape(shape, grid::%s_MAX_THREADS<T>()) &&\n"+
+			"            grid::%s_LAUNCH_SMEM_BYTES<T>(grid::LaunchShape{shape.threads_per_sample, std::min(shape.samples_per_block, n)}) <= max_smem());\n",
+			strings.ToUpper(a.Name), strings.ToUpper(a.Name))
 		fmt.Fprintf(&b, "        if (!fits) rep.skipped++;\n")
 		fmt.Fprintf(&b, "        const bool selected = fits && rep.selected(%q);\n", a.Name)
 		fmt.Fprintf(&b, "        for (int f = 0; f < %s; ++f) {\n", frames)
@@ -113,6 +115,17 @@ static std::vector<double> read_doubles(const std::string& path, size_t skip_byt
     return v;
 }
 
+// The most dynamic shared memory a block may opt in to on this device.
+static size_t max_smem() {
+    static const size_t bytes = [] {
+        int device = 0, value = 0;
+        check(cudaGetDevice(&device), "cudaGetDevice");
+        check(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "attribute");
+        return size_t(value);
+    }();
+    return bytes;
+}
+
 struct Data {
     int n = 0;
     double g[3] = {0, 0, 0};
@@ -160,7 +173,7 @@ static double rel_err(std::vector<double> got, const double* want, bool quat) {
 struct Report {
     double cond = 1;
     int failures = 0;
-    int skipped = 0;  // (shape, entry point) pairs over the kernel's MAX_THREADS
+    int skipped = 0;  // (shape, entry point) pairs over the kernel's MAX_THREADS or the shared memory
     std::vector<std::string> lines;
     std::vector<std::string> only;  // entry points to run; empty: all
     bool selected(const char* algo) const {
@@ -232,7 +245,7 @@ int main(int argc, char** argv) {
     }
     printf("precision shape   entry point                 max error   tolerance\n");
     for (const auto& l : rep.lines) printf("%s\n", l.c_str());
-    printf("%s: %d samples, %zu checks, %d failed, %d over a kernel's MAX_THREADS (cond(M) %.3g)\n", ROBOT, d.n,
+    printf("%s: %d samples, %zu checks, %d failed, %d over a kernel's MAX_THREADS or shared memory (cond(M) %.3g)\n", ROBOT, d.n,
            rep.lines.size(), rep.failures, rep.skipped, d.cond);
     return rep.failures == 0 ? 0 : 1;
 }
