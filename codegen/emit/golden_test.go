@@ -32,7 +32,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := Generate(r, Options{})
+			out, err := Generate(r, Options{Untuned: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,101 @@
+"""Markdown summary of a launch-shape sweep (bench/launch/sweep.sh's sweep.txt).
+
+For every robot, entry point and precision it shows, at batch 1 and at the largest batch, the time of the
+untuned default (128 threads per sample, one sample per block, 1024-thread launch bounds: the sweep's
+"baked" shape of the 1024 build), the fastest shape measured and the speed-up, and the shape the tuned
+table bakes (codegen/emit/launch_configs/<gpu>.json) with its time in the sweep.
+
+    python -m bench.launch.summary bench/results/launch/2026-12-03-h200-sweep.txt [--table codegen/emit/launch_configs/h200.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+Key = tuple[str, str, str, int]  # robot, entry point, precision, batch
+
+
+def parse(path: Path) -> tuple[list[str], dict[Key, dict[tuple[int, str], float]], int]:
+    """Header comments, {(robot, algo, precision, batch): {(max_threads, shape): median µs}}, missing cells."""
+    header: list[str] = []
+    cells: dict[Key, dict[tuple[int, str], float]] = defaultdict(dict)
+    missing = 0
+    for line in path.read_text().splitlines():
+        if line.startswith("# ") and not line.startswith("# built"):
+            header.append(line[2:])
+            continue
+        f = line.split()
+        if len(f) < 8 or f[2] not in ("float", "double"):
+            continue
+        if f[6] == "missing":
+            missing += 1
+            continue
+        cells[(f[0], f[1], f[2], int(f[5]))][(int(f[3]), f[4])] = float(f[6])
+    return header, cells, missing
+
+
+def baked_shape(table: dict[str, Any] | None, robot: str, algo: str, precision: str, batch: int) -> tuple[int, str] | None:
+    """(max_threads, "GxS") the tuned table bakes for a launch of `batch` samples, if it tunes the robot."""
+    if table is None:
+        return None
+    for fingerprint, algos in table["robots"].items():
+        if fingerprint.split()[0] != robot or algo not in algos:
+            continue
+        cfg = algos[algo][precision]
+        for step in cfg["steps"]:
+            if step["max_batch"] == 0 or batch <= step["max_batch"]:
+                return cfg["max_threads"], f'{step["threads_per_sample"]}x{step["samples_per_block"]}'
+    return None
+
+
+def summarize(path: Path, table_path: Path | None) -> str:
+    header, cells, missing = parse(path)
+    table = json.loads(table_path.read_text()) if table_path else None
+    batches = sorted({k[3] for k in cells})
+    shown = [batches[0], batches[-1]] if len(batches) > 1 else batches
+    out = [f"# Launch-shape sweep: {path.name}", ""]
+    out += [f"- {h}" for h in header]
+    out += [f"- {sum(len(v) for v in cells.values())} cells measured, {missing} shapes did not fit "
+            "(shared memory over the device's limit)", ""]
+    for batch in shown:
+        out += [f"## Batch {batch}", "",
+                "Times are the median µs per launch (CUDA events). default: 128 threads per sample, one sample per "
+                "block, 1024-thread bounds. Shapes are threads per sample × samples per block @ launch bounds.", "",
+                "| robot | entry point | precision | default µs | fastest µs (shape) | speed-up | baked shape | baked µs |",
+                "|---|---|---|---|---|---|---|---|"]
+        for key in sorted(k for k in cells if k[3] == batch):
+            robot, algo, precision, _ = key
+            v = cells[key]
+            default = v.get((1024, "baked"))
+            (bt, bshape), best = min(((k, us) for k, us in v.items() if k[1] != "baked"), key=lambda kv: kv[1])
+            baked = baked_shape(table, robot, algo, precision, batch)
+            baked_us = v.get(baked) if baked else None
+            speed = f"{default / best:.1f}×" if default else "—"
+            out.append(f"| {robot} | {algo} | {precision} | {default:.1f} | {best:.1f} ({bshape} @ {bt}) | {speed} | "
+                       f"{f'{baked[1]} @ {baked[0]}' if baked else '—'} | {f'{baked_us:.1f}' if baked_us else '—'} |"
+                       if default else
+                       f"| {robot} | {algo} | {precision} | — | {best:.1f} ({bshape} @ {bt}) | — | — | — |")
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("sweep", type=Path)
+    p.add_argument("--table", type=Path, help="tuned launch configurations to show (launch_configs/<gpu>.json)")
+    p.add_argument("--out", type=Path, help="Markdown file (default: stdout)")
+    args = p.parse_args(argv)
+    text = summarize(args.sweep, args.table)
+    if args.out:
+        args.out.write_text(text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,109 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/grid-rbd/grid-rbd/codegen/model"
+	"github.com/grid-rbd/grid-rbd/codegen/urdf"
+	"github.com/grid-rbd/grid-rbd/internal/testrobots"
+)
+
+func TestLaunchConfigValidate(t *testing.T) {
+	step := func(maxBatch, g, s int) LaunchStep { return LaunchStep{maxBatch, LaunchShape{g, s}} }
+	for _, tc := range []struct {
+		name string
+		cfg  LaunchConfig
+		err  string // substring; empty: valid
+	}{
+		{"one sample per block", LaunchConfig{1024, []LaunchStep{step(0, 1024, 1)}}, ""},
+		{"sample per thread", LaunchConfig{256, []LaunchStep{step(0, 1, 256)}}, ""},
+		{"steps", LaunchConfig{256, []LaunchStep{step(16, 64, 1), step(1024, 8, 16), step(0, 1, 64)}}, ""},
+		{"multi-warp groups", LaunchConfig{256, []LaunchStep{step(0, 64, 4)}}, ""},
+		{"ragged block", LaunchConfig{64, []LaunchStep{step(0, 33, 1)}}, ""},
+		{"ragged groups sharing a block", LaunchConfig{256, []LaunchStep{step(0, 6, 8)}}, "not a supported shape"},
+		{"too many named barriers", LaunchConfig{1024, []LaunchStep{step(0, 32*2, 16)}}, "not a supported shape"},
+		{"over max threads", LaunchConfig{128, []LaunchStep{step(0, 32, 8)}}, "not a supported shape"},
+		{"no final step", LaunchConfig{256, []LaunchStep{step(16, 32, 1)}}, "max_batch 0"},
+		{"descending", LaunchConfig{256, []LaunchStep{step(64, 32, 1), step(16, 8, 4), step(0, 1, 32)}}, "does not ascend"},
+		{"max threads out of range", LaunchConfig{2048, []LaunchStep{step(0, 1, 32)}}, "outside 1..1024"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.Validate()
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("Validate() = %v, want nil", err)
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func loadIIWA(t *testing.T) *model.Robot {
+	t.Helper()
+	r, err := model.Load(testrobots.Shared(t, "iiwa.urdf"), urdf.Options{}, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// An explicit table is baked into the entry point's MAX_THREADS and LAUNCH_SHAPE; bad ones are refused.
+func TestGenerateBakesLaunchTable(t *testing.T) {
+	r := loadIIWA(t)
+	table := LaunchTable{"aba": {"float": {MaxThreads: 256, Steps: []LaunchStep{
+		{MaxBatch: 16, LaunchShape: LaunchShape{64, 1}}, {LaunchShape: LaunchShape{1, 32}}}}}}
+	out, err := Generate(r, Options{Launch: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"return max_threads_override(std::is_same<T, float>::value ? 256 : 1024);",
+		"if (num_samples <= 16) return LaunchShape{64, 1};",
+		"return LaunchShape{1, 32};",
+	} {
+		if !strings.Contains(out.Header, want) {
+			t.Errorf("header lacks %q", want)
+		}
+	}
+	for name, bad := range map[string]LaunchTable{
+		"unknown entry":     {"nope": {"float": table["aba"]["float"]}},
+		"unknown precision": {"aba": {"half": table["aba"]["float"]}},
+		"invalid shape":     {"aba": {"float": {MaxThreads: 64, Steps: []LaunchStep{{LaunchShape: LaunchShape{1, 128}}}}}},
+	} {
+		if _, err := Generate(r, Options{Launch: bad}); err == nil {
+			t.Errorf("%s: Generate accepted it", name)
+		}
+	}
+}
+
+// The shipped tuned tables are valid, and the benchmark robot iiwa picks its own up by fingerprint.
+func TestTunedTablesApply(t *testing.T) {
+	f, err := LoadLaunchFile(TunedGPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := loadIIWA(t)
+	tuned, ok := f.Robots[Fingerprint(r)]
+	if !ok {
+		t.Fatalf("launch_configs/%s.json has no table for %q", TunedGPU, Fingerprint(r))
+	}
+	tunedOut, err := Generate(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	untunedOut, err := Generate(r, Options{Untuned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := tuned["aba"]["float"].Steps[len(tuned["aba"]["float"].Steps)-1]
+	want := fmt.Sprintf("return LaunchShape{%d, %d};", last.ThreadsPerSample, last.SamplesPerBlock)
+	if !strings.Contains(tunedOut.Header, want) {
+		t.Errorf("tuned header lacks the tuned aba shape %q", want)
+	}
+	if tunedOut.Header == untunedOut.Header {
+		t.Error("the tuned and untuned headers are identical")
+	}
+}
