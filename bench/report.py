@@ -7,9 +7,18 @@ Writes REPORT.md (default: the first JSON with the suffix .md) and, beside it, o
 per implementation and dtype). Several JSON files are merged, later rows replacing earlier rows of the same
 cell; the first file's environment heads the report.
 
-Sections: environment, implementations (and why any is missing), robots, then per robot and dtype the
-throughput of every operation and implementation with the time per call, grid-rbd's speed-up over each
-peer, the jit compile times, the batch-1 latency and the missing cells with their reasons.
+Sections: environment, implementations (and why any is missing), robots, the performance goals
+(bench/goals.py) with the analysis, then per robot and dtype the throughput of every operation and
+implementation with the time per call, grid-rbd's speed-up over each peer, the roofline at the largest batch,
+the jit compile times, the batch-1 latency, the missing cells with their reasons and the ptxas figures.
+
+Companion files, found beside the first JSON (``<stem>-<kind>``) or named by flags:
+
+- ``-peaks.json``   the GPU's measured roofs (bench/roofline/peak.cu) for the roofline
+- ``-counts.json``  flops and bytes per sample (python -m bench.roofline.count) for the roofline
+- ``-ptxas.json``   register, spill and shared-memory figures (python -m bench.ptxas) of the kernels run
+- ``-analysis.md``  the written analysis of the goals, included under the goals table
+- ``--sweep``       a launch-shape sweep (bench/launch/sweep.sh) for the batch-1 kernel times
 """
 
 from __future__ import annotations
@@ -19,6 +28,12 @@ import json
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from bench import goals, ptxas
+from bench.launch import summary as sweep_summary
+from bench.roofline import model as roofline
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 OP_LABELS = {
     "inverse_dynamics": "inverse dynamics",
@@ -154,7 +169,10 @@ def plot_robot(robot: str, rows: list[dict], meta: dict, path: Path) -> bool:
     return True
 
 
-def render(meta: dict, rows: list[dict], out: Path) -> str:
+def render(meta: dict, rows: list[dict], out: Path, extras: dict | None = None) -> str:
+    """The Markdown report; extras holds the companion data: peaks, counts, ptxas, analysis (text) and
+    kernel_batch1_us (bench.goals.kernel_times_from_sweep), each optional."""
+    extras = extras or {}
     env = meta.get("env", {})
     settings = meta.get("settings", {})
     lines = [f"# grid-rbd benchmark: {env.get('device', {}).get('kind', '?')}, {env.get('date', '?')[:10]}", ""]
@@ -200,6 +218,15 @@ def render(meta: dict, rows: list[dict], out: Path) -> str:
          "floating" if robots_meta.get(r, {}).get("floating_base") else "fixed",
          str(robots_meta.get(r, {}).get("n_frames", "?")),
          "; ".join(robots_meta.get(r, {}).get("notes", []))] for r in robots])
+
+    lines += ["## Goals (float32)", ""]
+    lines += goals.markdown(goals.evaluate(rows, robots, extras.get("kernel_batch1_us")))
+    if extras.get("kernel_batch1_us"):
+        lines += [f"Batch-1 kernel times: {extras.get('sweep_name', 'a launch-shape sweep')} (CUDA events, median "
+                  "per launch, the tuned launch shape). The jitted call is timed here: device arrays in, one "
+                  "synchronised call.", ""]
+    if extras.get("analysis"):
+        lines += [extras["analysis"].strip(), ""]
 
     by_cell = {(r["robot"], r["op"], r["dtype"], int(r["batch"]), r["impl"]): r for r in rows}
     ops = _ordered({r["op"] for r in rows}, tuple(OP_LABELS))
@@ -268,6 +295,9 @@ def render(meta: dict, rows: list[dict], out: Path) -> str:
         if notes_fn.reasons:
             lines += ["Missing cells:", ""] + notes_fn.lines() + [""]
 
+    if extras.get("peaks") and extras.get("counts"):
+        lines += roofline_section(extras["peaks"], extras["counts"], rows, batches[-1])
+
     # jit compile times (lowering + XLA compilation) at the smallest measured batch
     lines += ["## jit compile time (lowering + compilation, at the smallest measured batch)", ""]
     jax_impls = [i for i in impls if any("compile_s" in r for r in rows if r["impl"] == i)]
@@ -301,6 +331,11 @@ def render(meta: dict, rows: list[dict], out: Path) -> str:
                     row.append("—")
             body.append(row)
     lines += _table(header, body) if columns else ["(batch 1 not measured)", ""]
+    floor = env.get("dispatch_floor")
+    if floor:
+        lines += [f"Dispatch floor of this machine: a jitted `x + 1` on 7 floats takes {fmt_time(floor['median_s'])} "
+                  f"per synchronised call on device arrays and {fmt_time(floor.get('host_latency_s'))} from NumPy to "
+                  "NumPy; every batch-1 time above includes it.", ""]
 
     missing = [r for r in rows if "missing" in r]
     lines += ["## Missing cells", ""]
@@ -321,9 +356,36 @@ def render(meta: dict, rows: list[dict], out: Path) -> str:
                          ", ".join(_ordered(g["robots"], robots)), ", ".join(_ordered(g["ops"], tuple(OP_LABELS))),
                          ", ".join(sorted(g["dtypes"])), ", ".join(str(b) for b in sorted(g["batches"]))])
         lines += _table(["implementation", "cells", "reason", "robots", "operations", "dtypes", "batches"], body)
+    if extras.get("ptxas"):
+        pt = extras["ptxas"]
+        lines += ["## Registers, spills and shared memory (ptxas)", ""]
+        lines += [f"From `{pt.get('nvcc', 'nvcc')}`. Dynamic shared memory is per sample; a block of S samples "
+                  "asks for S slices of it (padded to an odd number of words).", ""]
+        lines += [ptxas.markdown(pt["robots"], pt.get("arch", "?")).replace("### ", "### ptxas: "), ""]
     lines += [f"Generated by `python -m bench.report` from {len(rows)} cells "
               f"({len(rows) - len(missing)} measured, {len(missing)} missing).", ""]
     return "\n".join(lines)
+
+
+def roofline_section(peaks: dict, counts: dict, rows: list[dict], batch: int) -> list[str]:
+    """grid-rbd's rows at one batch against the device's measured roofs."""
+    measured = [r for r in rows if r["impl"] == "grid" and int(r["batch"]) == batch and "missing" not in r]
+    analysed = roofline.roofline(counts, peaks, measured)
+    analysed.sort(key=lambda r: (r["robot"], r["dtype"], tuple(OP_LABELS).index(r["op"]) if r["op"] in OP_LABELS else 99))
+    lines = [f"## Roofline (grid-rbd, batch {batch})", ""]
+    lines += [f"Roofs measured on this GPU by bench/roofline/peak.cu: copy bandwidth {peaks['bandwidth_GBps']:.0f} GB/s "
+              f"(read + write; theoretical {peaks.get('theoretical_bandwidth_GBps', 0):.0f}), FMA "
+              f"{peaks['fma_f32_GFLOPs']:.0f} GFLOP/s float32 and {peaks['fma_f64_GFLOPs']:.0f} GFLOP/s float64. "
+              "Flops and bytes per sample are counted (bench/roofline/count.py): bytes are the compulsory global "
+              "traffic (inputs and outputs). The limit is min(FMA roof, bandwidth × flops/byte); % is the share "
+              "of it reached.", ""]
+    body = [[r["robot"], OP_LABELS.get(r["op"], r["op"]), r["dtype"], fmt_rate(r["samples_per_s"]),
+             f"{r['flops_per_sample']:.0f}", f"{r['bytes_per_sample']:.0f}", f"{r['intensity']:.1f}",
+             f"{r['achieved_GFLOPs']:.0f}", f"{r['limit_GFLOPs']:.0f} ({r['bound']})", f"{r['percent_of_limit']:.2f}"]
+            for r in analysed]
+    lines += _table(["robot", "operation", "dtype", "samples/s", "flops/sample", "bytes/sample", "flops/byte",
+                     "GFLOP/s", "limit GFLOP/s", "% of limit"], body) if body else ["(no counted rows)", ""]
+    return lines
 
 
 def _cellkey(r: dict) -> tuple:
@@ -334,11 +396,41 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__.split("\n\n")[0])
     p.add_argument("results", nargs="+", type=Path, help="result JSON files of python -m bench.run")
     p.add_argument("--out", type=Path, help="Markdown report (default: the first JSON's name with .md)")
+    p.add_argument("--peaks", type=Path, help="bench/roofline/peak.cu's JSON (default: <stem>-peaks.json)")
+    p.add_argument("--counts", type=Path, help="python -m bench.roofline.count's JSON (default: <stem>-counts.json)")
+    p.add_argument("--ptxas", type=Path, help="python -m bench.ptxas's JSON (default: <stem>-ptxas.json)")
+    p.add_argument("--analysis", type=Path, help="Markdown analysis of the goals (default: <stem>-analysis.md)")
+    p.add_argument("--sweep", type=Path, help="launch-shape sweep (sweep.txt) for the batch-1 kernel times")
+    p.add_argument("--launch-table", type=Path, default=REPO_ROOT / "codegen" / "emit" / "launch_configs" / "h200.json",
+                   help="tuned launch configurations the sweep's times are read at")
     args = p.parse_args(argv)
     out = args.out or args.results[0].with_suffix(".md")
     meta, rows = load(args.results)
+    first = args.results[0]
+
+    def companion(given: Path | None, suffix: str) -> Path | None:
+        path = given or first.with_name(f"{first.stem}-{suffix}")
+        if given is not None and not given.is_file():
+            p.error(f"{given} does not exist")
+        return path if path.is_file() else None
+
+    extras: dict = {}
+    for key, suffix in (("peaks", "peaks.json"), ("counts", "counts.json"), ("ptxas", "ptxas.json")):
+        path = companion(getattr(args, key), suffix)
+        if path:
+            extras[key] = json.loads(path.read_text())
+    analysis = companion(args.analysis, "analysis.md")
+    if analysis:
+        extras["analysis"] = analysis.read_text()
+    if args.sweep:
+        _, cells, _ = sweep_summary.parse(args.sweep)
+        table = json.loads(args.launch_table.read_text()) if args.launch_table.is_file() else None
+        model_of = {name: info["model"] for name, info in meta.get("robots", {}).items() if "model" in info}
+        extras["kernel_batch1_us"] = goals.kernel_times_from_sweep(
+            cells, lambda *k: sweep_summary.baked_shape(table, *k), model_of)
+        extras["sweep_name"] = f"`{args.sweep.name}`"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(meta, rows, out))
+    out.write_text(render(meta, rows, out, extras))
     print(out)
     return 0
 

@@ -322,6 +322,18 @@ def time_jax(fn, host_sets: list[tuple], dtype, batch: int, opts) -> dict:
     return row
 
 
+def dispatch_floor(opts) -> dict:
+    """What any jitted call costs on this machine: ``x + 1`` on 7 floats, timed like a benchmark cell.
+
+    One tiny fused kernel: its time per synchronised call is the launch, dispatch and synchronisation
+    overhead every batch-1 row pays on top of its own kernel.
+    """
+    rng = np.random.default_rng(opts.seed)
+    sets = [(rng.standard_normal((1, 7)),) for _ in range(opts.buffers)]
+    row = time_jax(lambda x: x + 1, sets, np.float32, 1, opts)
+    return {k: row[k] for k in ("median_s", "min_s", "p90_s", "reps", "host_latency_s", "host_latency_p90_s")}
+
+
 def time_host(call, close, n_sets: int, batch: int, opts) -> dict:
     """Times a synchronous host call (Pinocchio): call(k) computes on input set k."""
     try:
@@ -494,6 +506,8 @@ def measure(opts) -> Results:
         rows = old.get("rows", [])
         old_meta = old.get("meta", {})
         meta["robots"] = old_meta.get("robots", {})
+        if "dispatch_floor" in old_meta.get("env", {}):
+            meta["env"]["dispatch_floor"] = old_meta["env"]["dispatch_floor"]
         meta["notes"] = old_meta.get("notes", {})
         for name, status in old_meta.get("peers", {}).items():
             if peer_status.get(name, {}).get("status") in (None, "not requested"):
@@ -501,6 +515,10 @@ def measure(opts) -> Results:
         meta["earlier_runs"] = [*old_meta.get("earlier_runs", []),
                                 {"env": old_meta.get("env"), "settings": old_meta.get("settings")}]
         log(f"resuming {out}: {sum('missing' not in r for r in rows)} measured rows kept")
+    if not (opts.resume and "dispatch_floor" in meta.get("env", {})):
+        meta["env"]["dispatch_floor"] = dispatch_floor(opts)
+        log(f"dispatch floor (jitted x + 1 on 7 floats): {meta['env']['dispatch_floor']['median_s'] * 1e6:.1f} us "
+            f"per synchronised call")
     results = Results(out, meta, rows)
     models: dict[str, dict | str] = {}
     for name, d in robots:

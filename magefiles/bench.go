@@ -38,9 +38,12 @@ var benchRobots = []struct {
 // -budget=SECONDS: stop starting benchmark cells after this long (building included) so the run always writes
 // its results; -resume: keep the measured cells of an existing results file and time only the rest (with
 // -budget, repeat the same command until no cell says "time budget"); -nobuild: use the robots already in
-// build/bench. Python is $GRID_PYTHON, .venv/bin/python or python3; the robot descriptions come from
+// build/bench; -noptxas: skip the ptxas figures (a CUDA compile per robot). Beside the results it writes the
+// roofline's inputs, <name>-peaks.json (the GPU's copy bandwidth and FMA rates, bench/roofline/peak.cu) and
+// <name>-counts.json (flops and bytes per sample), and <name>-ptxas.json (registers, spills, shared memory of
+// every kernel); the report includes them. Python is $GRID_PYTHON, .venv/bin/python or python3; the robot descriptions come from
 // $GRID_ROBOTS_DIR, ../shared/robots or shared/robots; GRID_COMMIT names the commit where git is unavailable.
-func Bench(quick *bool, out, name, robots, peers, peerbatches *string, budget *int, resume, nobuild *bool) error {
+func Bench(quick *bool, out, name, robots, peers, peerbatches *string, budget *int, resume, nobuild, noptxas *bool) error {
 	start := time.Now()
 	py := benchPython()
 	selected, err := selectBenchRobots(robots)
@@ -103,6 +106,7 @@ func Bench(quick *bool, out, name, robots, peers, peerbatches *string, budget *i
 	if results == "" {
 		return errors.New("python -m bench.run named no results file")
 	}
+	companions(py, selected, results, noptxas != nil && *noptxas)
 	cmd = exec.Command(py, "-m", "bench.report", results)
 	cmd.Env = benchEnv()
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
@@ -231,4 +235,65 @@ func benchEnv() []string {
 		path += string(os.PathListSeparator) + old
 	}
 	return append(os.Environ(), "PYTHONPATH="+path, "PYTHONUNBUFFERED=1")
+}
+
+// companions measures what the report shows beside the timings, each written as <results stem>-<kind>.json:
+// the GPU's roofs (when a GPU and nvcc are there), the counted flops and bytes per sample, and the ptxas
+// figures of the kernels (with nvcc, unless skipped). A failure is reported and leaves that section out.
+func companions(py string, robots []benchRobot, results string, noptxas bool) {
+	stem := strings.TrimSuffix(results, filepath.Ext(results))
+	var dirs []string
+	for _, r := range robots {
+		dirs = append(dirs, filepath.Join("build", "bench", r.name))
+	}
+	run := func(what string, cmd *exec.Cmd, out string) {
+		started := time.Now()
+		fmt.Printf("== %s\n", what)
+		var stdout bytes.Buffer
+		if out != "" {
+			cmd.Stdout = &stdout
+		} else {
+			cmd.Stdout = os.Stdout
+		}
+		cmd.Stderr = os.Stderr
+		cmd.Env = benchEnv()
+		if err := cmd.Run(); err != nil {
+			fmt.Printf("%s failed (%v): the report leaves it out\n", what, err)
+			return
+		}
+		if out != "" {
+			if err := os.WriteFile(out, stdout.Bytes(), 0o644); err != nil {
+				fmt.Printf("%s: %v\n", what, err)
+				return
+			}
+		}
+		fmt.Printf("%s done in %v\n", what, time.Since(started).Round(time.Second))
+	}
+	nvcc, nvccErr := findNVCC()
+	_, smiErr := exec.Command("nvidia-smi", "-L").Output()
+	if nvccErr == nil && smiErr == nil {
+		arch := os.Getenv("GRID_CUDA_ARCH")
+		if arch == "" {
+			arch = "native"
+		}
+		bin := filepath.Join("build", "bench", "peak")
+		compile := exec.Command(nvcc, "-O3", "-std=c++17", "-arch="+arch, "-o", bin, filepath.Join("bench", "roofline", "peak.cu"))
+		if out, err := compile.CombinedOutput(); err != nil {
+			fmt.Printf("compiling bench/roofline/peak.cu failed (%v): no roofline\n%s", err, out)
+		} else {
+			run("GPU roofs (bench/roofline/peak.cu)", exec.Command(bin), stem+"-peaks.json")
+		}
+	} else {
+		fmt.Println("no GPU and nvcc: no measured roofs, so the report has no roofline")
+	}
+	run("flops and bytes per sample (bench.roofline.count)",
+		exec.Command(py, append([]string{"-m", "bench.roofline.count", "--out", stem + "-counts.json"}, dirs...)...), "")
+	if nvccErr == nil && !noptxas {
+		arch := os.Getenv("GRID_CUDA_ARCH")
+		if arch == "" {
+			arch = "sm_90"
+		}
+		run("ptxas figures (bench.ptxas)", exec.Command(py, append([]string{"-m", "bench.ptxas", "--arch", arch,
+			"--out", stem + "-ptxas.json"}, dirs...)...), "")
+	}
 }

@@ -122,3 +122,86 @@ def test_report(results):
     png = out.with_name("report-iiwa.png")
     assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"]({png.name})" in text
+    assert "## Goals (float32)" in text and "Dispatch floor of this machine" in text
+    assert "## Roofline" not in text, "a roofline without measured roofs"
+
+
+def test_report_companions(results, tmp_path):
+    """Roofs, counts, ptxas figures and the analysis beside the results appear as their sections."""
+    stem = tmp_path / "run"
+    doc = json.loads(results.read_text())
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    grid = [r for r in doc["rows"] if r["impl"] == "grid" and "missing" not in r and int(r["batch"]) == max(BATCHES)]
+    peaks = {"bandwidth_GBps": 1000.0, "fma_f32_GFLOPs": 2000.0, "fma_f64_GFLOPs": 1000.0}
+    counts = {"iiwa": {"aba": {"flops": 4000, "bytes_f32": 112, "bytes_f64": 224}}}
+    ptxas_doc = {"arch": "sm_90", "nvcc": "nvcc", "robots": [{"robot": "iiwa14", "nv": 7, "kernels": [
+        {"algorithm": "aba", "dtype": "float32", "registers": 96, "spill_store_bytes": 0, "spill_load_bytes": 0,
+         "stack_bytes": 0, "static_smem_bytes": 0, "dynamic_smem_bytes": 2128}]}]}
+    for kind, data in (("peaks", peaks), ("counts", counts), ("ptxas", ptxas_doc)):
+        Path(f"{stem}-{kind}.json").write_text(json.dumps(data))
+    Path(f"{stem}-analysis.md").write_text("### Why\n\nThe analysis text.\n")
+    _python("-m", "bench.report", str(tmp_path / "run.json"))
+    text = (tmp_path / "run.md").read_text()
+    assert "### Why" in text.split("## iiwa")[0], "the analysis belongs under the goals"
+    aba = next(r for r in grid if r["op"] == "forward_dynamics_aba" and r["dtype"] == "float32")
+    # 4000 flops at 112 bytes: intensity 35.7, so the float32 limit is the 2000 GFLOP/s FMA roof
+    percent = 100 * 4000 * aba["samples_per_s"] / 1e9 / 2000
+    line = next(ln for ln in text.split("## Roofline")[1].splitlines() if "forward dynamics (ABA) | float32" in ln)
+    assert line.rstrip(" |").endswith(f"{percent:.2f}"), line
+    assert "### ptxas: iiwa14 (nv 7)" in text and "| aba | float32 | 96 | 0/0 | 0 | 0 | 2128 |" in text
+
+
+def _row(robot, op, impl, batch, rate, dtype="float32", **extra):
+    return {"robot": robot, "op": op, "impl": impl, "batch": batch, "dtype": dtype, "samples_per_s": rate,
+            "median_s": batch / rate, **extra}
+
+
+@pytest.mark.parametrize("case", [
+    {"name": "fastest method counts", "rows": [
+        _row("iiwa", "forward_dynamics_aba", "grid", 65536, 5e8), _row("iiwa", "forward_dynamics_minv", "grid", 65536, 2e9)],
+     "goal": "forward dynamics, batch 65536", "robot": "iiwa", "reached": True},
+    {"name": "below the target", "rows": [_row("iiwa", "forward_dynamics_aba", "grid", 65536, 9.9e8)],
+     "goal": "forward dynamics, batch 65536", "robot": "iiwa", "reached": False},
+    {"name": "float64 does not count", "rows": [_row("iiwa", "forward_dynamics_aba", "grid", 65536, 2e9, "float64")],
+     "goal": "forward dynamics, batch 65536", "robot": "iiwa", "reached": None},
+    {"name": "ten times MJX", "rows": [
+        _row("hyq", "forward_dynamics_aba", "grid", 65536, 1e9), _row("hyq", "forward_dynamics_minv", "mjx", 65536, 1e8)],
+     "goal": "forward dynamics vs MJX, batch 65536", "robot": "hyq", "reached": True},
+    {"name": "under ten times pure JAX", "rows": [
+        _row("hyq", "forward_dynamics_aba", "grid", 65536, 1e9),
+        _row("hyq", "forward_dynamics_minv", "purejax", 65536, 1.1e8)],
+     "goal": "forward dynamics vs pure JAX, batch 65536", "robot": "hyq", "reached": False},
+    {"name": "missing peer row", "rows": [
+        _row("hyq", "forward_dynamics_aba", "grid", 65536, 1e9),
+        {"robot": "hyq", "op": "forward_dynamics_minv", "impl": "mjx", "batch": 65536, "dtype": "float32",
+         "missing": "time budget"}],
+     "goal": "forward dynamics vs MJX, batch 65536", "robot": "hyq", "reached": None},
+    {"name": "jitted batch-1 call", "rows": [_row("go2", "forward_dynamics_aba", "grid", 1, 1 / 29e-6)],
+     "goal": "jitted batch-1 forward-dynamics call", "robot": "go2", "reached": True},
+    {"name": "slowest compile decides", "rows": [
+        _row("go2", "mass_matrix", "grid", 1, 1e4, lower_s=0.1, compile_s=0.2),
+        _row("go2", "minv", "grid", 1, 1e4, lower_s=0.1, compile_s=0.45)],
+     "goal": "jit compile, slowest operation", "robot": "go2", "reached": False},
+], ids=lambda c: c["name"])
+def test_goals(case):
+    from bench import goals
+
+    robots = sorted({r["robot"] for r in case["rows"]})
+    found = [g for g in goals.evaluate(case["rows"], robots) if g["goal"] == case["goal"] and g["robot"] == case["robot"]]
+    assert len(found) == 1, found
+    assert found[0]["reached"] is case["reached"], found[0]
+
+
+def test_goal_kernel_times_from_sweep():
+    from bench import goals
+
+    cells = {("iiwa14", "aba", "float", 1): {(256, "32x1"): 9.0, (256, "128x1"): 7.0, (1024, "baked"): 8.0},
+             ("iiwa14", "forward_dynamics", "float", 1): {(256, "32x1"): 6.0, (256, "64x1"): 4.0}}
+    tuned = {("iiwa14", "aba"): (256, "32x1"), ("iiwa14", "forward_dynamics"): (256, "32x1")}
+    got = goals.kernel_times_from_sweep(cells, lambda m, a, p, b: tuned.get((m, a)), {"iiwa": "iiwa14"})
+    assert got == {"iiwa": (6.0, "forward_dynamics")}, "the tuned shape's time, not the sweep's fastest"
+    untuned = goals.kernel_times_from_sweep(cells, lambda *k: None, {"iiwa": "iiwa14"})
+    assert untuned == {"iiwa": (4.0, "forward_dynamics")}
+    rows = [_row("iiwa", "forward_dynamics_aba", "grid", 1, 1e4)]
+    (entry,) = [g for g in goals.evaluate(rows, ["iiwa"], got) if g["goal"] == "batch-1 forward-dynamics kernel"]
+    assert entry["reached"] is False and entry["measured"] == "6.0 µs (forward_dynamics)"
