@@ -45,10 +45,10 @@ OP_LABELS = {
     "forward_dynamics_derivatives": "FD derivatives",
     "frame_poses": "frame poses",
 }
-IMPL_LABELS = {"grid": "grid-rbd", "purejax": "pure JAX", "mjx": "MJX", "mjwarp": "MuJoCo Warp",
+IMPL_LABELS = {"grid": "grid-rbd", "purejax": "pure JAX", "mjx": "MJX", "mjwarp": "MuJoCo Warp", "frax": "frax",
                "pinocchio": "Pinocchio (CPU)"}
-IMPL_ORDER = ("grid", "purejax", "mjx", "mjwarp", "pinocchio")
-COLORS = {"grid": "tab:red", "purejax": "tab:blue", "mjx": "tab:green", "mjwarp": "tab:olive",
+IMPL_ORDER = ("grid", "purejax", "mjx", "mjwarp", "frax", "pinocchio")
+COLORS = {"grid": "tab:red", "purejax": "tab:blue", "mjx": "tab:green", "mjwarp": "tab:olive", "frax": "tab:orange",
           "pinocchio": "tab:purple"}
 
 

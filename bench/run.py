@@ -29,6 +29,7 @@ slices. The JSON is rewritten after every robot (and every 20 s).
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import datetime as _dt
 import json
 import math
@@ -69,7 +70,7 @@ OP_INPUTS = {
 ROBOTS = ("iiwa", "hyq", "atlas", "panda", "go2", "g1_29dof")
 BATCHES = (1, 16, 256, 4096, 65536)
 DTYPES = ("float32", "float64")
-IMPLS = ("grid", "purejax", "mjx", "pinocchio")
+IMPLS = ("grid", "purejax", "mjx", "frax", "pinocchio")
 KNOWN_IMPLS = (*IMPLS, "mjwarp")
 QUICK = {"batches": (1, 16), "reps": 3, "buffers": 2, "min_time": 0.0}
 BUDGET_REASON = "time budget"
@@ -225,7 +226,23 @@ class MjWarpImpl(MjxImpl):
         return super().function(op, dtype)
 
 
-JAX_IMPLS = {"grid": GridImpl, "purejax": PureJaxImpl, "mjx": MjxImpl, "mjwarp": MjWarpImpl}
+class FraxImpl:
+    """frax (bench/peers/frax.py), jit(vmap(...)) of its Robot methods; fixed-base robots."""
+
+    def __init__(self, build_dir: Path, model: dict) -> None:
+        from bench.peers import frax
+
+        self.NOTES = frax.NOTES
+        self.peer = frax.FraxPeer(build_dir, model)
+
+    def function(self, op: str, dtype):
+        return self.peer.function(op, dtype)
+
+    def inputs(self, op: str, q, qd, qdd, tau):
+        return _select(op, q, qd, qdd, tau)
+
+
+JAX_IMPLS = {"grid": GridImpl, "purejax": PureJaxImpl, "mjx": MjxImpl, "mjwarp": MjWarpImpl, "frax": FraxImpl}
 
 
 def impl_available(name: str) -> str | None:
@@ -251,6 +268,10 @@ def impl_available(name: str) -> str | None:
         if jax.default_backend() != "gpu":
             return "MuJoCo Warp under MJX needs a CUDA GPU"
         return None
+    if name == "frax":
+        from bench.peers import frax
+
+        return frax.available()
     if name == "pinocchio":
         from bench.peers import pinocchio_cpu
 
@@ -482,11 +503,12 @@ def measure(opts) -> Results:
             continue
         why = impl_available(name)
         peer_status[name] = {"status": "unavailable", "reason": why} if why else {"status": "measured"}
-    peer_status["frax"] = {"status": "not measured",
-                           "reason": "frax (PyPI frax 0.1.0, StanfordASL) has no benchmark adapter yet"}
-    for name, mod in (("mjx", "mujoco"), ("pinocchio", "pinocchio")):
+    for name, dist in (("mjx", "mujoco"), ("pinocchio", "pin"), ("frax", "frax")):
         if peer_status.get(name, {}).get("status") == "measured":
-            peer_status[name]["version"] = __import__(mod).__version__
+            try:
+                peer_status[name]["version"] = importlib.metadata.version(dist)
+            except importlib.metadata.PackageNotFoundError:  # a copy on PYTHONPATH without its metadata
+                peer_status[name]["version"] = getattr(__import__(name if name != "mjx" else "mujoco"), "__version__", "?")
     if peer_status["pinocchio"]["status"] == "measured":
         peer_status["pinocchio"]["threads"] = opts.threads or os.cpu_count()
     meta = {
@@ -656,13 +678,14 @@ def _measure_cell(impl_name: str, impl, model: dict, op: str, dtype: str, batch:
 
 
 def run_checks(opts) -> int:
-    """Compares MJX and Pinocchio with grid-rbd on each robot (float64, a few samples); 1 if any fails."""
+    """Compares MJX, frax and Pinocchio with grid-rbd on each robot (float64, a few samples); 1 if any fails."""
     import jax
 
     jax.config.update("jax_enable_x64", True)
     failed = False
     for robot, d in robot_dirs(Path(opts.robots_dir), opts.robots):
-        for name, modname in (("mjx", "bench.peers.mjx"), ("pinocchio", "bench.peers.pinocchio_cpu")):
+        for name, modname in (("mjx", "bench.peers.mjx"), ("frax", "bench.peers.frax"),
+                              ("pinocchio", "bench.peers.pinocchio_cpu")):
             if name not in opts.peers:
                 continue
             why = impl_available(name)

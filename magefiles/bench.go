@@ -33,7 +33,7 @@ var benchRobots = []struct {
 //
 // Flags: -quick: smoke run (batches 1 and 16, 3 repetitions); -out=DIR: results folder (default
 // bench/results); -name=NAME: results file DIR/NAME.json (default <date>-<gpu>[-quick]); -robots=a,b: a subset of
-// the robots; -peers=grid,purejax,mjx,pinocchio: implementations to time (mjwarp adds MuJoCo Warp under MJX);
+// the robots; -peers=grid,purejax,mjx,frax,pinocchio: implementations to time (mjwarp adds MuJoCo Warp under MJX);
 // -peerbatches=1,4096,65536: time the peers at these batches only (each batch compiles anew);
 // -budget=SECONDS: stop starting benchmark cells after this long (building included) so the run always writes
 // its results; -resume: keep the measured cells of an existing results file and time only the rest (with

@@ -205,3 +205,11 @@ def test_goal_kernel_times_from_sweep():
     rows = [_row("iiwa", "forward_dynamics_aba", "grid", 1, 1e4)]
     (entry,) = [g for g in goals.evaluate(rows, ["iiwa"], got) if g["goal"] == "batch-1 forward-dynamics kernel"]
     assert entry["reached"] is False and entry["measured"] == "6.0 µs (forward_dynamics)"
+
+
+def test_frax_peer_agrees_with_grid(robots_dir):
+    """The frax peer computes what grid-rbd does (float64, random states), so its timings compare like with like."""
+    proc = _python("-m", "bench.run", "--robots-dir", str(robots_dir), "--robots", "iiwa", "--check", "--peers", "frax")
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("frax")]
+    ops = ("inverse_dynamics", "mass_matrix", "minv", "forward_dynamics_minv")
+    assert len(lines) == len(ops) and all(" ok " in ln for ln in lines), proc.stdout
