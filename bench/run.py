@@ -503,12 +503,12 @@ def measure(opts) -> Results:
             continue
         why = impl_available(name)
         peer_status[name] = {"status": "unavailable", "reason": why} if why else {"status": "measured"}
-    for name, dist in (("mjx", "mujoco"), ("pinocchio", "pin"), ("frax", "frax")):
+    for name, dist, module in (("mjx", "mujoco", "mujoco"), ("pinocchio", "pin", "pinocchio"), ("frax", "frax", "frax")):
         if peer_status.get(name, {}).get("status") == "measured":
             try:
                 peer_status[name]["version"] = importlib.metadata.version(dist)
             except importlib.metadata.PackageNotFoundError:  # a copy on PYTHONPATH without its metadata
-                peer_status[name]["version"] = getattr(__import__(name if name != "mjx" else "mujoco"), "__version__", "?")
+                peer_status[name]["version"] = getattr(__import__(module), "__version__", "?")
     if peer_status["pinocchio"]["status"] == "measured":
         peer_status["pinocchio"]["threads"] = opts.threads or os.cpu_count()
     meta = {
