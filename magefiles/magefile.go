@@ -16,6 +16,7 @@ import (
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 	"github.com/grid-rbd/grid-rbd/codegen/ref"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
+	"github.com/grid-rbd/grid-rbd/internal/testreport"
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
 )
@@ -184,8 +185,18 @@ func GPUPrep(samples *int) error {
 // largeRobotNV is the velocity dimension above which GPUPrep writes a single sample.
 const largeRobotNV = 40
 
-// Test runs every test: formatting and vet checks, the Go suite, and the Python suite in the project's
-// virtual environment (created on first use).
+// Time limits of the test suites: go test (which builds and runs tests/python through tests/suite_test.go)
+// and the pytest suites mage runs itself.
+const (
+	goTestLimit = 45 * time.Minute
+	pytestLimit = 20 * time.Minute
+)
+
+// Test runs every test: formatting and vet checks, the Go suite (which drives tests/python), and the Python
+// suites tests/pinocchio and tests/operators in the project's virtual environment (created on first use).
+// It prints a line whenever a package, a slow test or a pytest file finishes, names what is still running
+// when nothing was printed for 30 s, stops a suite at its time limit (go test 45 min, pytest 20 min) with a
+// message saying so, and ends with a summary per suite.
 func Test() error {
 	mg.Deps(Venv)
 	fmt.Println("== gofmt")
@@ -196,12 +207,23 @@ func Test() error {
 	if err := sh.RunV("go", "vet", "./..."); err != nil {
 		return err
 	}
-	fmt.Println("== go test")
-	if err := sh.RunV("go", "test", "-count=1", "./..."); err != nil {
-		return err
+	fmt.Printf("== go test ./... (time limit %v; tests/python runs inside it, through tests/suite_test.go)\n", goTestLimit)
+	summaries := []testreport.Summary{testreport.RunGoTest(".", goTestLimit, os.Stdout, "-count=1", "./...")}
+	fmt.Printf("== pytest tests/pinocchio tests/operators (time limit %v)\n", pytestLimit)
+	summaries = append(summaries, testreport.RunPytest(".", venvPython(), nil, pytestLimit, os.Stdout,
+		"-q", "-p", "no:cacheprovider", "tests/pinocchio", "tests/operators"))
+	fmt.Println("== summary")
+	failed := 0
+	for _, s := range summaries {
+		fmt.Println(s)
+		if !s.OK() {
+			failed++
+		}
 	}
-	fmt.Println("== pytest tests/pinocchio tests/operators (tests/python runs inside go test, through tests/suite_test.go)")
-	return sh.RunV(venvPython(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/pinocchio", "tests/operators")
+	if failed > 0 {
+		return fmt.Errorf("%d of %d test suites failed (summary above)", failed, len(summaries))
+	}
+	return nil
 }
 
 // Vectors regenerates the Pinocchio reference vectors in codegen/ref/testdata/pinocchio.

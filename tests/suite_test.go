@@ -8,6 +8,7 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -20,11 +21,52 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grid-rbd/grid-rbd/internal/testreport"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 )
 
 // parallelBuilds is how many robots are built at once (each runs a C++ compiler).
 const parallelBuilds = 2
+
+// pytestMargin is how long before go test's -timeout the pytest run is stopped, so that the test can still
+// say why it failed.
+const pytestMargin = 2 * time.Minute
+
+// progressWriter collects pytest's output and forwards its --progress lines to the test log as they come,
+// marked for the progress reporter of `go tool mage test` (internal/testreport).
+type progressWriter struct {
+	t            *testing.T
+	mu           sync.Mutex
+	buf          bytes.Buffer
+	pending      []byte
+	lastProgress string
+}
+
+func (w *progressWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	w.pending = append(w.pending, p...)
+	for {
+		i := bytes.IndexByte(w.pending, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(w.pending[:i])
+		w.pending = w.pending[i+1:]
+		if strings.HasPrefix(line, "[pytest") {
+			w.lastProgress = line
+			w.t.Logf("%s%s", testreport.ProgressMarker, line)
+		}
+	}
+	return len(p), nil
+}
+
+func (w *progressWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
 
 // robotEntry is one robot of tests/python/robots.json, the list the pytest suite tests.
 type robotEntry struct {
@@ -135,7 +177,7 @@ func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) []bu
 					start := time.Now()
 					out, err = runIn(root, mage, args...)
 					if err == nil {
-						t.Logf("built %s in %v (attempt %d)", dir, time.Since(start).Round(time.Millisecond), attempt)
+						t.Logf("%sbuilt %s in %v (attempt %d)", testreport.ProgressMarker, dir, time.Since(start).Round(time.Millisecond), attempt)
 						return
 					}
 					os.RemoveAll(dir)
@@ -275,19 +317,31 @@ func TestPython(t *testing.T) {
 	}()
 
 	junitPath := filepath.Join(t.TempDir(), "junit.xml")
-	cmd := exec.Command(python, "-m", "pytest", "tests/python", "-q", "-p", "no:cacheprovider",
-		"--junitxml="+junitPath)
+	// pytest must end before go test's own -timeout does, so that its results are reported.
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-pytestMargin))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "tests/python", "-q", "-p", "no:cacheprovider",
+		"--progress", "--junitxml="+junitPath)
 	cmd.Dir = root
 	pythonPath := filepath.Join(root, "python")
 	if old := os.Getenv("PYTHONPATH"); old != "" {
 		pythonPath += string(os.PathListSeparator) + old
 	}
 	cmd.Env = append(os.Environ(), "GRID_RBD_PATH="+buildRoot, "PYTHONPATH="+pythonPath)
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
+	output := &progressWriter{t: t}
+	cmd.Stdout, cmd.Stderr = output, output
+	cmd.WaitDelay = 10 * time.Second // a killed pytest's children must not hold its output open
 	start := time.Now()
 	runErr := cmd.Run()
 	elapsed := time.Since(start).Round(time.Millisecond)
+	if ctx.Err() != nil {
+		t.Fatalf("pytest tests/python was stopped at its time limit (%v before go test's -timeout), after %v; "+
+			"last progress: %s\n%s", pytestMargin, elapsed, output.lastProgress, tail(output.String(), 80))
+	}
 	exitCode := 0
 	if runErr != nil {
 		var exit *exec.ExitError
