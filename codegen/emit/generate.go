@@ -85,12 +85,14 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	w.line("#pragma once")
 	w.blank()
 	for _, inc := range []string{"glass/scope.cuh", "glass/spatial.cuh", "glass/linalg.cuh", "glass/quaternion.cuh",
-		"grid/launch.cuh", "grid/transforms.cuh", "grid/joints.cuh", "grid/articulated.cuh"} {
+		"grid/launch.cuh", "grid/transforms.cuh", "grid/joints.cuh", "grid/articulated.cuh",
+		"grid/algorithms/aba.cuh", "grid/algorithms/rnea.cuh"} {
 		w.line("#include \"%s\"", inc)
 	}
 	w.blank()
 	w.namespace("grid", func() {
 		emitTables(w, r)
+		emitRobotModel(w, r)
 		for _, emitAlgo := range algorithms {
 			emitAlgo(g)
 		}

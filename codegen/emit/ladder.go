@@ -30,6 +30,63 @@ type entry struct {
 	// globalOutputs has the inner write the outputs straight to the caller's memory (global memory on the
 	// GPU) instead of shared memory: for outputs too large for it, such as NV³ second-derivative tensors.
 	globalOutputs bool
+	// algorithm names the template in grid::algorithms (kernels/grid/algorithms/) that computes the entry,
+	// with shared its cross-body state type; empty for inners emitted as code. A template entry also gets
+	// `<name>_thread` (one sample by one thread, state in registers) and `<name>_thread_kernel`.
+	algorithm, shared string
+}
+
+// sharedType is the algorithm template's cross-body state for precision typ.
+func (e *entry) sharedType(typ string) string {
+	return fmt.Sprintf("algorithms::%s<Robot, %s>", e.shared, typ)
+}
+
+// emitTemplateInner writes the group-cooperative inner of a template entry: the template in GroupScope
+// with its cross-body state in s_temp (whose size the generator knows and the compiler checks).
+func emitTemplateInner(w *writer, e *entry) {
+	up := e.upper()
+	w.line("constexpr int %s_INNER_TEMP = %d;", up, e.temp)
+	w.line("static_assert(sizeof(%s) == %s_INNER_TEMP * sizeof(float), \"%s scratch size\");", e.sharedType("float"), up, e.name)
+	sdecl, scall := e.bufferParams("s_")
+	pdecl, pcall := e.params()
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("GLASS_DEVICE void %s_inner(%s)", e.name, strings.Join(append(append(sdecl, "T* s_temp"), pdecl...), ", ")), func() {
+		args := append([]string{"GroupScope{}"}, scall...)
+		args = append(args, fmt.Sprintf("*reinterpret_cast<%s*>(s_temp)", e.sharedType("T")))
+		w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(args, pcall...), ", "))
+	})
+	w.blank()
+}
+
+// emitThread writes `<name>_thread`: one sample by the calling thread alone, inputs copied into local
+// arrays and every cross-body value in registers.
+func emitThread(w *writer, e *entry) {
+	bdecl, _ := e.bufferParams("")
+	pdecl, pcall := e.params()
+	w.line("/// %s", e.doc)
+	w.line("/// One sample by the calling thread alone (thread scope): no shared memory and no barriers; the state")
+	w.line("/// stays in registers. Pointers may be global, local or shared memory; outputs must not alias inputs.")
+	e.bufferDocs(w, "", "")
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("GLASS_HD void %s_thread(%s)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+		var args []string
+		for _, b := range e.outputs {
+			w.line("T l_%s[%d];", b.name, b.size)
+			args = append(args, "l_"+b.name)
+		}
+		for _, b := range e.inputs {
+			w.line("T l_%s[%d];", b.name, b.size)
+			w.line("for (int k = 0; k < %d; ++k) l_%s[k] = %s[k];", b.size, b.name, b.name)
+			args = append(args, "l_"+b.name)
+		}
+		w.line("%s state;", e.sharedType("T"))
+		args = append([]string{"ThreadScope{}"}, append(args, "state")...)
+		w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(args, pcall...), ", "))
+		for _, b := range e.outputs {
+			w.line("for (int k = 0; k < %d; ++k) %s[k] = l_%s[k];", b.size, b.name, b.name)
+		}
+	})
+	w.blank()
 }
 
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
@@ -119,6 +176,10 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.blank()
 	emitLaunchConfig(w, e, opt)
 
+	if e.algorithm != "" {
+		emitThread(w, e)
+	}
+
 	// _device: one sample, global memory in and out, caller-provided shared memory.
 	w.line("/// %s", e.doc)
 	if e.globalOutputs {
@@ -186,6 +247,18 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		})
 	})
 	w.blank()
+	if e.algorithm != "" {
+		w.line("/// %s", e.doc)
+		w.line("/// Batched kernel, one sample per thread (%s_thread): a 1-D block of any size, no shared memory.", e.name)
+		w.line("template <typename T>")
+		w.block(fmt.Sprintf("__global__ void __launch_bounds__(%s_MAX_THREADS<T>()) %s_thread_kernel(%s, int num_samples)", up, e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+			w.line("const int step = int(gridDim.x * blockDim.x);")
+			w.block("for (int k = int(blockIdx.x * blockDim.x + threadIdx.x); k < num_samples; k += step)", func() {
+				w.line("%s_thread<T>(%s);", e.name, strings.Join(append(offsets("d_", "k"), pcall...), ", "))
+			})
+		})
+		w.blank()
+	}
 	w.line("/// Launches %s_kernel on stream for num_samples samples in device memory; never synchronises. shape", e.name)
 	w.line("/// defaults to %s_LAUNCH_SHAPE<T>(num_samples); cudaErrorInvalidValue if it is not a valid shape within", up)
 	w.line("/// %s_MAX_THREADS<T>() threads (see valid_launch_shape).", up)
@@ -196,6 +269,14 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("if (shape.threads_per_sample == 0) shape = %s_LAUNCH_SHAPE<T>(num_samples);", up)
 		w.line("if (!valid_launch_shape(shape, %s_MAX_THREADS<T>())) return cudaErrorInvalidValue;", up)
 		w.line("if (shape.samples_per_block > num_samples) shape.samples_per_block = num_samples;")
+		_, dcall0 := e.bufferParams("d_")
+		if e.algorithm != "" {
+			w.block("if (shape.threads_per_sample == 1)", func() {
+				w.line("%s_thread_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), unsigned(shape.samples_per_block), 0, stream>>>(%s, num_samples);",
+					e.name, strings.Join(append(dcall0, pcall...), ", "))
+				w.line("return cudaGetLastError();")
+			})
+		}
 		w.line("const size_t smem = %s_LAUNCH_SMEM_BYTES<T>(shape);", up)
 		w.line("cudaError_t err = set_smem_limit(%s_kernel<T>, smem);", e.name)
 		w.line("if (err != cudaSuccess) return err;")
@@ -234,10 +315,16 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		}
 		w.line("return Status::from(err);")
 		w.line("#else")
-		w.line("std::vector<T> s_mem(%d);", max(e.smem(), 1))
-		w.block("for (int k = 0; k < num_samples; ++k)", func() {
-			w.line("%s_device<T>(%s, s_mem.data());", e.name, strings.Join(append(offsets("h_", "k"), pcall...), ", "))
-		})
+		if e.algorithm != "" {
+			w.block("for (int k = 0; k < num_samples; ++k)", func() {
+				w.line("%s_thread<T>(%s);", e.name, strings.Join(append(offsets("h_", "k"), pcall...), ", "))
+			})
+		} else {
+			w.line("std::vector<T> s_mem(%d);", max(e.smem(), 1))
+			w.block("for (int k = 0; k < num_samples; ++k)", func() {
+				w.line("%s_device<T>(%s, s_mem.data());", e.name, strings.Join(append(offsets("h_", "k"), pcall...), ", "))
+			})
+		}
 		w.line("return Status::ok();")
 		w.line("#endif")
 	})

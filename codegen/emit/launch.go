@@ -73,10 +73,17 @@ type LaunchTable map[string]map[string]LaunchConfig
 // precisions are the C++ types a LaunchTable names, in emission order.
 var precisions = []string{"float", "double"}
 
+// threadKernelDefault is the launch of template entries without a tuned configuration: one sample per
+// thread, 128 threads per block, registers budgeted for 256.
+var threadKernelDefault = LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{{LaunchShape: LaunchShape{1, 128}}}}
+
 // launchConfig returns the configuration of an entry point in a precision.
-func (o Options) launchConfig(algo, precision string) LaunchConfig {
-	if c, ok := o.Launch[algo][precision]; ok {
+func (o Options) launchConfig(e *entry, precision string) LaunchConfig {
+	if c, ok := o.Launch[e.name][precision]; ok {
 		return c
+	}
+	if e.algorithm != "" {
+		return threadKernelDefault
 	}
 	return LaunchConfig{MaxThreads: 1024, Steps: []LaunchStep{{LaunchShape: LaunchShape{o.BlockThreads, 1}}}}
 }
@@ -108,7 +115,7 @@ func emitLaunchConfig(w *writer, e *entry, opt Options) {
 	up := e.upper()
 	cfg := map[string]LaunchConfig{}
 	for _, p := range precisions {
-		cfg[p] = opt.launchConfig(e.name, p)
+		cfg[p] = opt.launchConfig(e, p)
 	}
 	w.line("/// Most threads per block %s_kernel takes: its __launch_bounds__, from which ptxas budgets registers.", e.name)
 	w.line("/// Defining GRID_MAX_THREADS overrides it for every kernel.")

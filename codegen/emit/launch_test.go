@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -60,7 +61,7 @@ func TestGenerateBakesLaunchTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"return max_threads_override(std::is_same<T, float>::value ? 256 : 1024);",
+		"return max_threads_override(std::is_same<T, float>::value ? 256 : 256);",
 		"if (num_samples <= 16) return LaunchShape{64, 1};",
 		"return LaunchShape{1, 32};",
 	} {
@@ -98,10 +99,19 @@ func TestTunedTablesApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := tuned["aba"]["float"].Steps[len(tuned["aba"]["float"].Steps)-1]
+	names := make([]string, 0, len(tuned))
+	for name := range tuned {
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		t.Skip("the tuned table of iiwa holds no entry point (all were retired for re-tuning)")
+	}
+	sort.Strings(names)
+	steps := tuned[names[0]]["float"].Steps
+	last := steps[len(steps)-1]
 	want := fmt.Sprintf("return LaunchShape{%d, %d};", last.ThreadsPerSample, last.SamplesPerBlock)
 	if !strings.Contains(tunedOut.Header, want) {
-		t.Errorf("tuned header lacks the tuned aba shape %q", want)
+		t.Errorf("tuned header lacks the tuned %s shape %q", names[0], want)
 	}
 	if tunedOut.Header == untunedOut.Header {
 		t.Error("the tuned and untuned headers are identical")

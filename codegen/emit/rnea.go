@@ -1,75 +1,44 @@
 package emit
 
-// emitInverseDynamics writes inverse_dynamics_inner (RNEA) and three entry points: inverse_dynamics
-// (τ = M qdd + C qd + g), bias_forces (qdd = 0: C qd + g) and, through a zero velocity, gravity_forces.
+// emitInverseDynamics writes three entry points of grid/algorithms/rnea.cuh (RNEA): inverse_dynamics
+// (τ = M qdd + C qd + g), bias_forces (qdd = 0: C qd + g) and gravity_forces (qd = qdd = 0: g).
 func emitInverseDynamics(g *gen) {
 	r, w := g.r, g.w
-	nb := len(r.Joints)
-	var a arena
-	sX := a.alloc("s_X", 12*nb, "joint transforms (E, r), parent to body")
-	sV := a.alloc("s_v", 6*nb, "body velocities")
-	sA := a.alloc("s_a", 6*nb, "body accelerations (gravity as a base acceleration)")
-	sF := a.alloc("s_f", 6*nb, "body forces, then subtree forces")
-
-	g.innerDoc("Recursive Newton-Euler inverse dynamics: s_tau = M(q)·qdd + C(q, qd)·qd + g(q).", a.size,
+	temp := 39 * len(r.Joints) // sizeof(algorithms::RneaState) in elements, checked by a static_assert
+	g.innerDoc("Recursive Newton-Euler inverse dynamics: s_tau = M(q)·qdd + C(q, qd)·qd + g(q).", temp,
 		"  s_tau out: [NV] joint efforts (free-flyer: [f; n] in the base frame)",
 		"  s_q   in:  [NQ] configuration",
-		"  s_qd  in:  [NV] velocity; nullptr means zero",
-		"  s_qdd in:  [NV] acceleration; read only when HAS_QDD",
-		"  gravity:   linear gravitational acceleration in world coordinates")
-	w.line("constexpr int INVERSE_DYNAMICS_INNER_TEMP = %d;", a.size)
-	w.line("template <typename T, bool HAS_QDD>")
-	w.block("GLASS_DEVICE void inverse_dynamics_inner(T* s_tau, const T* s_q, const T* s_qd, const T* s_qdd, T* s_temp, Vec3<T> gravity)", func() {
-		a.declare(w)
-		g.emitRNEASweeps(rneaSweeps{x: sX, v: sV, a: sA, f: sF, qdNullable: true, qdd: "HAS_QDD"})
-		w.comment("joint efforts: τ_i = S_iᵀ f_i")
-		w.blockStride("i", nb, func() {
-			w.line("joint_project<T>(robot::kind[i], robot::axis<T>() + 3 * i, %s + 6 * i, s_tau + robot::v_index[i]);", sF)
-		})
-		w.sync()
-	})
-	w.blank()
-	w.line("/// RNEA with qdd = 0: s_tau = C(q, qd)·qd + g(q). Arguments as inverse_dynamics_inner.")
-	w.line("template <typename T>")
-	w.block("GLASS_DEVICE void bias_forces_inner(T* s_tau, const T* s_q, const T* s_qd, T* s_temp, Vec3<T> gravity)", func() {
-		w.line("inverse_dynamics_inner<T, false>(s_tau, s_q, s_qd, nullptr, s_temp, gravity);")
-	})
-	w.blank()
-	w.line("/// RNEA with qd = qdd = 0: s_tau = g(q). Arguments as inverse_dynamics_inner.")
-	w.line("template <typename T>")
-	w.block("GLASS_DEVICE void gravity_forces_inner(T* s_tau, const T* s_q, T* s_temp, Vec3<T> gravity)", func() {
-		w.line("inverse_dynamics_inner<T, false>(s_tau, s_q, nullptr, nullptr, s_temp, gravity);")
-	})
-	w.blank()
+		"  s_qd  in:  [NV] velocity",
+		"  s_qdd in:  [NV] acceleration",
+		"  gravity:   linear gravitational acceleration in world coordinates",
+		"bias_forces_inner (no qdd) and gravity_forces_inner (no qd, qdd) are the same with zeros.",
+		"The algorithm is grid/algorithms/rnea.cuh on this robot's description.")
 	in := []buffer{{name: "q", size: r.NQ, doc: "configuration"}, {name: "qd", size: r.NV, doc: "velocity"}}
 	out := []buffer{{name: "tau", size: r.NV, doc: "joint efforts"}}
-	g.add(&entry{
+	for _, e := range []*entry{{
 		name:    "inverse_dynamics",
 		doc:     "Inverse dynamics (RNEA): tau = M(q) qdd + C(q, qd) qd + g(q).",
 		outputs: out,
 		inputs:  append(append([]buffer(nil), in...), buffer{name: "qdd", size: r.NV, doc: "acceleration"}),
-		gravity: true,
-		inner:   "inverse_dynamics_inner<T, true>",
-		temp:    a.size,
-	})
-	g.add(&entry{
+	}, {
 		name:    "bias_forces",
 		doc:     "Bias forces (RNEA with qdd = 0): C(q, qd) qd + g(q).",
 		outputs: out,
 		inputs:  in,
-		gravity: true,
-		inner:   "bias_forces_inner<T>",
-		temp:    a.size,
-	})
-	g.add(&entry{
+	}, {
 		name:    "gravity_forces",
 		doc:     "Generalised gravity (RNEA with qd = qdd = 0): g(q).",
 		outputs: out,
 		inputs:  in[:1],
-		gravity: true,
-		inner:   "gravity_forces_inner<T>",
-		temp:    a.size,
-	})
+	}} {
+		e.gravity = true
+		e.inner = e.name + "_inner<T>"
+		e.temp = temp
+		e.algorithm = e.name
+		e.shared = "RneaState"
+		emitTemplateInner(w, e)
+		g.add(e)
+	}
 }
 
 // rneaSweeps names the scratch regions an RNEA pass fills and how its inputs are read.

@@ -10,14 +10,13 @@
 #include "glass/scope.cuh"
 #include "glass/so3.cuh"
 #include "glass/spatial.cuh"
+#include "grid/model.cuh"
 #include "grid/transforms.cuh"
 
 #include <cmath>
 
 namespace grid {
 
-// Joint kinds as the generator numbers them. Continuous joints are revolute joints without limits.
-enum JointKind : int { JOINT_REVOLUTE = 0, JOINT_PRISMATIC = 1, JOINT_FREE_FLYER = 2 };
 
 // Velocity coordinates of a joint kind.
 GLASS_HD int joint_nv(int kind) { return kind == JOINT_FREE_FLYER ? 6 : 1; }

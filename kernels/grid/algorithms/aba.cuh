@@ -1,0 +1,104 @@
+// Forward dynamics by Featherstone's articulated-body algorithm:
+//     qdd = M(q)⁻¹·(τ − C(q, qd)·qd − g(q))
+// in three sweeps over the tree, O(NB) work, every body's joint and inertia folded in at compile time.
+#pragma once
+
+#include "grid/body.cuh"
+#include "grid/model.cuh"
+#include "grid/schedule.cuh"
+#include "grid/solve.cuh"
+
+namespace grid {
+namespace algorithms {
+
+// The algorithm's state: registers in ThreadScope, the group's scratch (shared memory) in GroupScope.
+template <class R, typename T>
+struct AbaState {
+    JointPose<T> pose[R::NB];
+    Spatial<T> v[R::NB];     // body velocities, then body accelerations
+    Spatial<T> c[R::NB];     // velocity-product accelerations v × S·qd
+    Spatial<T> pA[R::NB];    // bias forces v ×* I·v, then articulated
+    Sym6<T> IA_up[R::NB];    // articulated inertia a body passes to its parent, in parent coordinates
+    Spatial<T> pA_up[R::NB]; // articulated bias force it passes to its parent, in parent coordinates
+    Spatial<T> U[R::NB];     // IA·S of one-degree-of-freedom joints
+    T dinv[R::NB];           // (Sᵀ·IA·S)⁻¹
+    T u[R::NB];              // τ − Sᵀ·pA
+    Sym6<T> root_IA;         // a free-flyer root's articulated inertia
+};
+
+// qdd (NV) from q (NQ), qd (NV), tau (NV) and the gravitational acceleration in world coordinates.
+// A free-flyer's qdd and tau are [a_lin; α] and [f; n] in its body frame. A joint whose articulated
+// inertia is not positive definite yields NaN.
+template <class R, typename T, class S>
+GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau, AbaState<R, T>& st,
+                  Vec3<T> gravity) {
+    auto& pose = st.pose;
+    auto& c = st.c;
+    auto& pA = st.pA;
+    auto& U = st.U;
+    auto& dinv = st.dinv;
+    auto& u = st.u;
+
+    forward_sweep<R>(scope, [&](auto i) {
+        using J = JointAt<R, i>;
+        pose[i] = joint_pose<J>(q + J::q);
+        const Spatial<T> vj = subspace_apply<J>(qd + J::v);
+        Spatial<T> v = vj;
+        if constexpr (!J::is_root) v = joint_motion_to_body<J>(pose[i], st.v[J::parent]) + vj;
+        c[i] = motion_cross(v, vj);
+        pA[i] = force_cross(v, inertia_apply<J>(v));
+        st.v[i] = v;
+    });
+
+    backward_sweep<R>(scope, [&](auto i) {
+        using J = JointAt<R, i>;
+        Sym6<T> IA = body_inertia<J, T>();
+        Spatial<T> p = pA[i];
+        for_each_child<R, i>([&](auto ch) {
+            add_to(IA, st.IA_up[ch]);
+            p = p + st.pA_up[ch];
+        });
+        if constexpr (J::kind == JOINT_FREE_FLYER) {
+            static_assert(J::is_root, "a free-flyer joint is the root of the tree");
+            st.root_IA = IA;
+            pA[i] = p;
+        } else {
+            U[i] = apply(IA, subspace_column<J, T>());
+            dinv[i] = T(1) / subspace_project1<J>(U[i]);
+            u[i] = tau[J::v] - subspace_project1<J>(p);
+            if constexpr (!J::is_root) {
+                const Sym6<T> Ia = rank1_remove(IA, U[i], dinv[i]);
+                const Spatial<T> pa = p + apply(Ia, c[i]) + (dinv[i] * u[i]) * U[i];
+                st.IA_up[i] = joint_inertia_to_parent<J>(pose[i], Ia);
+                st.pA_up[i] = joint_force_to_parent<J>(pose[i], pa);
+            }
+        }
+    });
+
+    forward_sweep<R>(scope, [&](auto i) {
+        using J = JointAt<R, i>;
+        Spatial<T> a;
+        if constexpr (J::is_root) {
+            Spatial<T> a0 = zero_spatial<T>();
+            a0.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
+            a = joint_motion_to_body<J>(pose[i], a0) + c[i];
+        } else {
+            a = joint_motion_to_body<J>(pose[i], st.v[J::parent]) + c[i];
+        }
+        if constexpr (J::kind == JOINT_FREE_FLYER) {
+            // x = IA⁻¹·(S·τ − pA − IA·a'), qdd = Sᵀ·x, a = a' + x
+            const Spatial<T> rhs = subspace_apply<J>(tau + J::v) - pA[i] - apply(st.root_IA, a);
+            const Spatial<T> x = solve_spd(st.root_IA, rhs);
+            subspace_project<J>(x, qdd + J::v);
+            a = a + x;
+        } else {
+            const T x = dinv[i] * (u[i] - dot(U[i], a));
+            qdd[J::v] = x;
+            a = a + subspace_apply<J>(&x);
+        }
+        st.v[i] = a;
+    });
+}
+
+}  // namespace algorithms
+}  // namespace grid

@@ -1,0 +1,416 @@
+// Spatial vectors, inertias and joints for the algorithm templates: per-body operations specialised on
+// the compile-time view of a joint (grid/model.cuh), built on the structured 3×3 algebra of
+// grid/structured.cuh. Thread scope: one thread handles one body.
+//
+// Conventions (docs/architecture.md): spatial vectors are [ω; v] (angular first); a transform is an
+// (E, r) pair, E rotating A coordinates into B coordinates and r the origin of B in A coordinates, so
+// that ᴮX_A·m = [E·ω; E·(v − r × ω)]. A joint's parent-to-body transform is X_J(q)·X_P: the constant
+// placement X_P = (E_p, r_p) followed by the joint's own motion X_J(q).
+#pragma once
+
+#include "glass/quaternion.cuh"
+#include "glass/scope.cuh"
+#include "grid/model.cuh"
+#include "grid/structured.cuh"
+
+#include <cmath>
+
+namespace grid {
+
+// A spatial motion [ω; v] or force [n; f].
+template <typename T>
+struct Spatial {
+    Vec<T> ang, lin;
+};
+
+template <typename T>
+GLASS_HD Spatial<T> zero_spatial() {
+    return Spatial<T>{{{T(0), T(0), T(0)}}, {{T(0), T(0), T(0)}}};
+}
+
+template <typename T>
+GLASS_HD Spatial<T> operator+(const Spatial<T>& a, const Spatial<T>& b) {
+    Spatial<T> c;
+    for (int k = 0; k < 3; ++k) {
+        c.ang[k] = a.ang[k] + b.ang[k];
+        c.lin[k] = a.lin[k] + b.lin[k];
+    }
+    return c;
+}
+
+template <typename T>
+GLASS_HD Spatial<T> operator-(const Spatial<T>& a, const Spatial<T>& b) {
+    Spatial<T> c;
+    for (int k = 0; k < 3; ++k) {
+        c.ang[k] = a.ang[k] - b.ang[k];
+        c.lin[k] = a.lin[k] - b.lin[k];
+    }
+    return c;
+}
+
+template <typename T>
+GLASS_HD Spatial<T> operator*(T s, const Spatial<T>& a) {
+    Spatial<T> c;
+    for (int k = 0; k < 3; ++k) {
+        c.ang[k] = s * a.ang[k];
+        c.lin[k] = s * a.lin[k];
+    }
+    return c;
+}
+
+template <typename T>
+GLASS_HD T dot(const Spatial<T>& a, const Spatial<T>& b) {
+    T s = a.ang[0] * b.ang[0];
+    s += a.ang[1] * b.ang[1];
+    s += a.ang[2] * b.ang[2];
+    s += a.lin[0] * b.lin[0];
+    s += a.lin[1] * b.lin[1];
+    s += a.lin[2] * b.lin[2];
+    return s;
+}
+
+template <typename T>
+GLASS_HD Vec<T> operator+(const Vec<T>& a, const Vec<T>& b) {
+    return Vec<T>{{a[0] + b[0], a[1] + b[1], a[2] + b[2]}};
+}
+
+template <typename T>
+GLASS_HD Vec<T> operator-(const Vec<T>& a, const Vec<T>& b) {
+    return Vec<T>{{a[0] - b[0], a[1] - b[1], a[2] - b[2]}};
+}
+
+// m1 ×ₘ m2 = [ω₁ × ω₂; ω₁ × v₂ + v₁ × ω₂].
+template <typename T>
+GLASS_HD Spatial<T> motion_cross(const Spatial<T>& a, const Spatial<T>& b) {
+    return Spatial<T>{cross<T>(a.ang, b.ang), cross<T>(a.ang, b.lin) + cross<T>(a.lin, b.ang)};
+}
+
+// m ×* f = [ω × n + v × f; ω × f].
+template <typename T>
+GLASS_HD Spatial<T> force_cross(const Spatial<T>& m, const Spatial<T>& f) {
+    return Spatial<T>{cross<T>(m.ang, f.ang) + cross<T>(m.lin, f.lin), cross<T>(m.ang, f.lin)};
+}
+
+// ---- constant rigid-body inertias ----------------------------------------------------------------------
+
+// Views of body J's inertia parameters: the rotational inertia about the origin and h = m·c.
+template <class J, typename T>
+struct BodyRotInertia {
+    GLASS_HD static constexpr double value(int i, int j) {
+        // [Ixx, Ixy, Ixz, Iyy, Iyz, Izz] at parameters 4..9
+        return J::inertia(4 + (i <= j ? (i == 0 ? j : i == 1 ? 2 + j : 5) : (j == 0 ? i : j == 1 ? 2 + i : 5)));
+    }
+    template <int I, int K>
+    GLASS_HD static constexpr int kind() { return entry_kind(value(I, K)); }
+    template <int I, int K>
+    GLASS_HD T at() const { return T(value(I, K)); }
+};
+
+template <class J, typename T>
+struct BodyFirstMoment {
+    template <int I>
+    GLASS_HD static constexpr int kind() { return entry_kind(J::inertia(1 + I)); }
+    template <int I>
+    GLASS_HD T at() const { return T(J::inertia(1 + I)); }
+};
+
+// I·m for body J's inertia I = [[I_O, [h]ₓ], [[h]ₓᵀ, m·1]]: [I_O·ω + h × v; m·v − h × ω].
+template <class J, typename T>
+GLASS_HD Spatial<T> inertia_apply(const Spatial<T>& m) {
+    const Vec<T> n = apply<T>(BodyRotInertia<J, T>{}, m.ang) + cross<T>(BodyFirstMoment<J, T>{}, m.lin);
+    const Vec<T> hw = cross<T>(BodyFirstMoment<J, T>{}, m.ang);
+    const T mass = T(J::inertia(0));
+    return Spatial<T>{n, Vec<T>{{mass * m.lin[0] - hw[0], mass * m.lin[1] - hw[1], mass * m.lin[2] - hw[2]}}};
+}
+
+// ---- articulated (symmetric 6×6) inertias ---------------------------------------------------------------
+
+// A symmetric 6×6 [[A, B], [Bᵀ, C]] in motion coordinates: A (angular) and C (linear) symmetric, B the
+// coupling; 21 numbers instead of 36.
+template <typename T>
+struct Sym6 {
+    Sym3<T> A;
+    Mat3<T> B;
+    Sym3<T> C;
+};
+
+// Body J's rigid-body inertia as a Sym6.
+template <class J, typename T>
+GLASS_HD Sym6<T> body_inertia() {
+    Sym6<T> I;
+    static_for<3>([&](auto i) {
+        static_for<3>([&](auto j) {
+            if constexpr (i <= j) {
+                I.A(i, j) = T(BodyRotInertia<J, T>::value(i, j));
+                I.C(i, j) = i == j ? T(J::inertia(0)) : T(0);
+            }
+            // B = [h]ₓ
+            I.B(i, j) = Skew<BodyFirstMoment<J, T>>{}.template at<i, j>();
+        });
+    });
+    return I;
+}
+
+template <typename T>
+GLASS_HD void add_to(Sym6<T>& acc, const Sym6<T>& x) {
+    for (int k = 0; k < 6; ++k) {
+        acc.A.s[k] += x.A.s[k];
+        acc.C.s[k] += x.C.s[k];
+    }
+    for (int k = 0; k < 9; ++k) acc.B.m[k] += x.B.m[k];
+}
+
+// IA·m.
+template <typename T>
+GLASS_HD Spatial<T> apply(const Sym6<T>& I, const Spatial<T>& m) {
+    return Spatial<T>{apply<T>(I.A, m.ang) + apply<T>(I.B, m.lin),
+                      apply_t<T>(I.B, m.ang) + apply<T>(I.C, m.lin)};
+}
+
+// I − U·Uᵀ·dinv: the articulated inertia with a one-degree-of-freedom joint removed.
+template <typename T>
+GLASS_HD Sym6<T> rank1_remove(const Sym6<T>& I, const Spatial<T>& U, T dinv) {
+    Sym6<T> out;
+    for (int i = 0; i < 3; ++i) {
+        const T ua = U.ang[i] * dinv, ul = U.lin[i] * dinv;
+        for (int j = i; j < 3; ++j) {
+            out.A(i, j) = I.A(i, j) - ua * U.ang[j];
+            out.C(i, j) = I.C(i, j) - ul * U.lin[j];
+        }
+        for (int j = 0; j < 3; ++j) out.B(i, j) = I.B(i, j) - ua * U.lin[j];
+    }
+    return out;
+}
+
+// Xᵀ·I·X for X = diag(E, E) given by the rotation view E.
+template <typename T, class M>
+GLASS_HD Sym6<T> rotate_t(const M& E, const Sym6<T>& I) {
+    return Sym6<T>{congruence_t<T>(E, I.A), congruence_t<T>(E, I.B), congruence_t<T>(E, I.C)};
+}
+
+// Xᵀ·I·X for the pure translation X = [[1, 0], [−[r]ₓ, 1]] given by the vector view r:
+// C' = C, B' = B + [r]ₓ·C, A' = A + [r]ₓ·Bᵀ − B'·[r]ₓ.
+template <typename T, class V>
+GLASS_HD Sym6<T> translate_t(const V& r, const Sym6<T>& I) {
+    const Skew<V> R{r};
+    const Mat3<T> RC = mul<T>(R, I.C);
+    Sym6<T> out;
+    out.C = I.C;
+    for (int k = 0; k < 9; ++k) out.B.m[k] = I.B.m[k] + RC.m[k];
+    const Mat3<T> RBt = mul<T>(R, Transposed<Mat3<T>>{I.B});
+    const Mat3<T> BR = mul<T>(out.B, R);
+    for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j) out.A(i, j) = I.A(i, j) + RBt(i, j) - BR(i, j);
+    return out;
+}
+
+// ---- joints ----------------------------------------------------------------------------------------------
+
+// The configuration-dependent part X_J(q) of joint J's transform. Revolute joints about a coordinate axis
+// keep (cos q, sin q); other revolute joints and free-flyers a rotation matrix; prismatic joints the
+// displacement q; free-flyers also the position p. Members a joint kind does not use are never read.
+template <typename T>
+struct JointPose {
+    T c, s;      // revolute about a coordinate axis
+    Mat3<T> E;   // revolute about a general axis, free-flyer: rotation parent → body
+    Vec<T> p;    // free-flyer: body origin in parent coordinates
+    T d;         // prismatic: displacement along the axis
+};
+
+template <typename T>
+GLASS_HD void sin_cos(T x, T* s, T* c) {
+    using std::cos;
+    using std::sin;
+    *s = sin(x);
+    *c = cos(x);
+}
+
+// X_J(q) of joint J from its configuration coordinates qj (J::nq values).
+template <class J, typename T>
+GLASS_HD JointPose<T> joint_pose(const T* qj) {
+    JointPose<T> P;
+    if constexpr (J::kind == JOINT_REVOLUTE) {
+        T s, c;
+        sin_cos(qj[0], &s, &c);
+        if constexpr (J::axis_class == AXIS_GENERAL) {
+            // E = R(a, q)ᵀ = c·1 + (1 − c)·a·aᵀ − s·[a]ₓ
+            const T omc = T(1) - c;
+            static_for<3>([&](auto i) {
+                static_for<3>([&](auto j) {
+                    T e = omc * T(J::axis(i)) * T(J::axis(j));
+                    if constexpr (i == j) e += c;
+                    if constexpr (j == (i + 1) % 3) e += s * T(J::axis(3 - i - j));
+                    if constexpr (i == (j + 1) % 3) e -= s * T(J::axis(3 - i - j));
+                    P.E(i, j) = e;
+                });
+            });
+        } else {
+            P.c = c;
+            P.s = J::axis_class >= AXIS_NEG_X ? -s : s;
+        }
+    } else if constexpr (J::kind == JOINT_PRISMATIC) {
+        P.d = qj[0];
+    } else {
+        // The rotation of quat/|quat| (only the direction matters, so derivatives with respect to the raw
+        // quaternion are well defined); E = Rᵀ.
+        T unit[4], R[9];
+        glass::lie_detail::quat_normalize_core<T, glass::QuatLayout::xyzw, false>(qj + 3, unit);
+        glass::lie_detail::quat_to_rot_core<T, glass::QuatLayout::xyzw>(unit, R);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) P.E(i, j) = R[j + 3 * i];
+        P.p = Vec<T>{{qj[0], qj[1], qj[2]}};
+    }
+    return P;
+}
+
+// The identity as a constant-matrix source.
+struct IdentitySource {
+    GLASS_HD static constexpr double E(int i, int j) { return i == j ? 1.0 : 0.0; }
+};
+
+// Placement views of joint J.
+template <class J, typename T>
+using PlacementE = ConstMat3<J, T>;
+template <class J, typename T>
+using PlacementR = ConstVec<J, T>;
+
+// Calls f with the rotation view of X_J(q).
+template <class J, typename T, class F>
+GLASS_HD auto with_joint_rotation(const JointPose<T>& P, F&& f) {
+    if constexpr (J::kind == JOINT_REVOLUTE && J::axis_class != AXIS_GENERAL) {
+        return f(AxisRotation<J::axis_class, T>{P.c, P.s});
+    } else {
+        return f(P.E);
+    }
+}
+
+// ᴮX_A·m for a transform given as rotation view E and translation view r.
+template <typename T, class M, class V>
+GLASS_HD Spatial<T> transform_motion(const M& E, const V& r, const Spatial<T>& m) {
+    return Spatial<T>{apply<T>(E, m.ang), apply<T>(E, m.lin - cross<T>(r, m.ang))};
+}
+
+// ᴮX_Aᵀ·f: a force in B coordinates expressed in A coordinates, [Eᵀn + r × Eᵀf; Eᵀf].
+template <typename T, class M, class V>
+GLASS_HD Spatial<T> transform_force_t(const M& E, const V& r, const Spatial<T>& f) {
+    const Vec<T> lin = apply_t<T>(E, f.lin);
+    return Spatial<T>{apply_t<T>(E, f.ang) + cross<T>(r, lin), lin};
+}
+
+// X_i·m: a motion in parent-body coordinates expressed in body coordinates.
+template <class J, typename T>
+GLASS_HD Spatial<T> joint_motion_to_body(const JointPose<T>& P, const Spatial<T>& m) {
+    const Spatial<T> mj = transform_motion<T>(PlacementE<J, T>{}, PlacementR<J, T>{}, m);
+    if constexpr (J::kind == JOINT_PRISMATIC) {
+        return transform_motion<T>(ConstMat3<IdentitySource, T>{}, ScaledAxis<J, T>{P.d}, mj);
+    } else if constexpr (J::kind == JOINT_FREE_FLYER) {
+        return transform_motion<T>(P.E, P.p, mj);
+    } else {
+        return with_joint_rotation<J>(P, [&](const auto& E) {
+            return Spatial<T>{apply<T>(E, mj.ang), apply<T>(E, mj.lin)};
+        });
+    }
+}
+
+// X_iᵀ·f: a force in body coordinates expressed in parent-body coordinates.
+template <class J, typename T>
+GLASS_HD Spatial<T> joint_force_to_parent(const JointPose<T>& P, const Spatial<T>& f) {
+    Spatial<T> fj;
+    if constexpr (J::kind == JOINT_PRISMATIC) {
+        fj = transform_force_t<T>(ConstMat3<IdentitySource, T>{}, ScaledAxis<J, T>{P.d}, f);
+    } else if constexpr (J::kind == JOINT_FREE_FLYER) {
+        fj = transform_force_t<T>(P.E, P.p, f);
+    } else {
+        fj = with_joint_rotation<J>(P, [&](const auto& E) {
+            return Spatial<T>{apply_t<T>(E, f.ang), apply_t<T>(E, f.lin)};
+        });
+    }
+    return transform_force_t<T>(PlacementE<J, T>{}, PlacementR<J, T>{}, fj);
+}
+
+// X_iᵀ·I·X_i: a symmetric 6×6 in body coordinates expressed in parent-body coordinates.
+template <class J, typename T>
+GLASS_HD Sym6<T> joint_inertia_to_parent(const JointPose<T>& P, const Sym6<T>& I) {
+    Sym6<T> Ij;
+    if constexpr (J::kind == JOINT_PRISMATIC) {
+        Ij = translate_t<T>(ScaledAxis<J, T>{P.d}, I);
+    } else if constexpr (J::kind == JOINT_FREE_FLYER) {
+        Ij = translate_t<T>(P.p, rotate_t<T>(P.E, I));
+    } else {
+        Ij = with_joint_rotation<J>(P, [&](const auto& E) { return rotate_t<T>(E, I); });
+    }
+    return translate_t<T>(PlacementR<J, T>{}, rotate_t<T>(PlacementE<J, T>{}, Ij));
+}
+
+// ---- motion subspaces ------------------------------------------------------------------------------------
+// S maps joint velocity coordinates to a spatial motion in body coordinates: a revolute joint's axis
+// [a; 0], a prismatic joint's [0; a], a free-flyer's [v_lin; ω] ↦ [ω; v_lin].
+
+// S·x (x: J::nv values).
+template <class J, typename T>
+GLASS_HD Spatial<T> subspace_apply(const T* x) {
+    Spatial<T> m = zero_spatial<T>();
+    if constexpr (J::kind == JOINT_FREE_FLYER) {
+        for (int k = 0; k < 3; ++k) {
+            m.lin[k] = x[k];
+            m.ang[k] = x[3 + k];
+        }
+    } else {
+        static_for<3>([&](auto k) {
+            constexpr int ka = entry_kind(J::axis(k));
+            T value;
+            if constexpr (ka == ENTRY_ZERO) {
+                value = T(0);
+            } else if constexpr (ka == ENTRY_ONE) {
+                value = x[0];
+            } else if constexpr (ka == ENTRY_MINUS_ONE) {
+                value = -x[0];
+            } else {
+                value = T(J::axis(k)) * x[0];
+            }
+            if constexpr (J::kind == JOINT_REVOLUTE) {
+                m.ang[k] = value;
+            } else {
+                m.lin[k] = value;
+            }
+        });
+    }
+    return m;
+}
+
+// Sᵀ·f into out (J::nv values).
+template <class J, typename T>
+GLASS_HD void subspace_project(const Spatial<T>& f, T* out) {
+    if constexpr (J::kind == JOINT_FREE_FLYER) {
+        for (int k = 0; k < 3; ++k) {
+            out[k] = f.lin[k];
+            out[3 + k] = f.ang[k];
+        }
+    } else {
+        const Vec<T>& part = J::kind == JOINT_REVOLUTE ? f.ang : f.lin;
+        Acc<T> acc;
+        static_for<3>([&](auto k) {
+            acc.template add<entry_kind(J::axis(k))>(T(J::axis(k)), part[k]);
+        });
+        out[0] = acc.value;
+    }
+}
+
+// S of a one-degree-of-freedom joint.
+template <class J, typename T>
+GLASS_HD Spatial<T> subspace_column() {
+    static_assert(J::nv == 1, "one degree of freedom");
+    const T one = T(1);
+    return subspace_apply<J>(&one);
+}
+
+// Sᵀ·f for a one-degree-of-freedom joint.
+template <class J, typename T>
+GLASS_HD T subspace_project1(const Spatial<T>& f) {
+    static_assert(J::nv == 1, "one degree of freedom");
+    T out;
+    subspace_project<J>(f, &out);
+    return out;
+}
+
+}  // namespace grid

@@ -1,0 +1,301 @@
+// 3×3 algebra on operands whose structure is known at compile time: constant placements and inertias of
+// the robot description, rotations about coordinate axes, and general run-time matrices, all behind one
+// small interface, so that the algorithm templates are written once and every zero or unit entry of a
+// particular robot costs nothing.
+//
+// A matrix view M (3×3) provides
+//   template <int I, int J> static constexpr int kind();   // ZERO, ONE, MINUS_ONE or GENERAL
+//   template <int I, int J> GLASS_HD T at() const;          // the value (needed only for GENERAL)
+// and a vector view V the same with one index. Products are formed with Acc, which skips zero terms and
+// multiplies by ±1 without a multiplication; what remains is the arithmetic a hand-written kernel for
+// that robot would do. Thread scope throughout.
+#pragma once
+
+#include "glass/scope.cuh"
+#include "grid/model.cuh"
+
+namespace grid {
+
+enum EntryKind : int { ENTRY_ZERO = 0, ENTRY_ONE = 1, ENTRY_MINUS_ONE = 2, ENTRY_GENERAL = 3 };
+
+GLASS_HD constexpr int entry_kind(double x) {
+    return x == 0.0 ? ENTRY_ZERO : x == 1.0 ? ENTRY_ONE : x == -1.0 ? ENTRY_MINUS_ONE : ENTRY_GENERAL;
+}
+
+// The kind of a product of two entries.
+GLASS_HD constexpr int product_kind(int a, int b) {
+    if (a == ENTRY_ZERO || b == ENTRY_ZERO) return ENTRY_ZERO;
+    if (a == ENTRY_GENERAL || b == ENTRY_GENERAL) return ENTRY_GENERAL;
+    return a == b ? ENTRY_ONE : ENTRY_MINUS_ONE;
+}
+
+// A sum of terms c·x whose coefficient kinds are compile-time constants. Starts empty (value 0); zero
+// terms vanish, ±1 terms are additions. The `any` flag is a constant after inlining.
+template <typename T>
+struct Acc {
+    T value = T(0);
+    bool any = false;
+
+    template <int KIND>
+    GLASS_HD void add(T c, T x) {
+        if constexpr (KIND == ENTRY_ZERO) {
+            return;
+        } else if constexpr (KIND == ENTRY_ONE) {
+            value = any ? value + x : x;
+        } else if constexpr (KIND == ENTRY_MINUS_ONE) {
+            value = any ? value - x : -x;
+        } else {
+            value = any ? value + c * x : c * x;
+        }
+        any = true;
+    }
+    // A term with a run-time coefficient of unknown structure.
+    GLASS_HD void add(T x) {
+        value = any ? value + x : x;
+        any = true;
+    }
+    GLASS_HD void sub(T x) {
+        value = any ? value - x : -x;
+        any = true;
+    }
+};
+
+// ---- views -----------------------------------------------------------------------------------------
+
+// A run-time 3×3 matrix, column-major storage (m[i + 3j]).
+template <typename T>
+struct Mat3 {
+    T m[9];
+    template <int I, int J>
+    GLASS_HD static constexpr int kind() { return ENTRY_GENERAL; }
+    template <int I, int J>
+    GLASS_HD T at() const { return m[I + 3 * J]; }
+    GLASS_HD T& operator()(int i, int j) { return m[i + 3 * j]; }
+    GLASS_HD T operator()(int i, int j) const { return m[i + 3 * j]; }
+};
+
+// A symmetric 3×3 matrix stored as its upper triangle [xx, xy, xz, yy, yz, zz].
+template <typename T>
+struct Sym3 {
+    T s[6];
+    GLASS_HD static constexpr int index(int i, int j) {
+        return i <= j ? (i == 0 ? j : i == 1 ? 2 + j : 5) : (j == 0 ? i : j == 1 ? 2 + i : 5);
+    }
+    template <int I, int J>
+    GLASS_HD static constexpr int kind() { return ENTRY_GENERAL; }
+    template <int I, int J>
+    GLASS_HD T at() const { return s[index(I, J)]; }
+    GLASS_HD T& operator()(int i, int j) { return s[index(i, j)]; }
+    GLASS_HD T operator()(int i, int j) const { return s[index(i, j)]; }
+};
+
+// A run-time 3-vector.
+template <typename T>
+struct Vec {
+    T x[3];
+    template <int I>
+    GLASS_HD static constexpr int kind() { return ENTRY_GENERAL; }
+    template <int I>
+    GLASS_HD T at() const { return x[I]; }
+    GLASS_HD T& operator[](int i) { return x[i]; }
+    GLASS_HD T operator[](int i) const { return x[i]; }
+};
+
+// A constant matrix: Src::E(i, j) is a constexpr function (a joint placement or a frame placement).
+template <class Src, typename T>
+struct ConstMat3 {
+    template <int I, int J>
+    GLASS_HD static constexpr int kind() { return entry_kind(Src::E(I, J)); }
+    template <int I, int J>
+    GLASS_HD T at() const { return T(Src::E(I, J)); }
+};
+
+// A constant vector: Src::r(k) is a constexpr function.
+template <class Src, typename T>
+struct ConstVec {
+    template <int I>
+    GLASS_HD static constexpr int kind() { return entry_kind(Src::r(I)); }
+    template <int I>
+    GLASS_HD T at() const { return T(Src::r(I)); }
+};
+
+// A joint's unit axis as a constant vector.
+template <class J, typename T>
+struct AxisVec {
+    template <int I>
+    GLASS_HD static constexpr int kind() { return entry_kind(J::axis(I)); }
+    template <int I>
+    GLASS_HD T at() const { return T(J::axis(I)); }
+};
+
+// A run-time scalar times a constant vector (a prismatic joint's displacement axis·q).
+template <class J, typename T>
+struct ScaledAxis {
+    T q;
+    template <int I>
+    GLASS_HD static constexpr int kind() { return entry_kind(J::axis(I)) == ENTRY_ZERO ? ENTRY_ZERO : ENTRY_GENERAL; }
+    template <int I>
+    GLASS_HD T at() const { return T(J::axis(I)) * q; }
+};
+
+// Eᵀ·... for the rotation of a revolute joint about a coordinate axis: E = R(axis, q)ᵀ rotates parent
+// (joint-frame) coordinates into body coordinates. For axis ±e_k with (a, b) the next two axes in cyclic
+// order, E(a, a) = E(b, b) = cos q, E(a, b) = ±sin q, E(b, a) = ∓sin q, E(k, k) = 1.
+template <int AXIS_CLASS, typename T>
+struct AxisRotation {
+    static_assert(AXIS_CLASS >= AXIS_X && AXIS_CLASS <= AXIS_NEG_Z, "a coordinate axis");
+    static constexpr int k = AXIS_CLASS % 3;
+    static constexpr int a = (k + 1) % 3;
+    static constexpr int b = (k + 2) % 3;
+    T c, s;  // cos q and sin q, s already negated for a negative axis
+    template <int I, int J>
+    GLASS_HD static constexpr int kind() {
+        if constexpr (I == k || J == k) {
+            return I == J ? ENTRY_ONE : ENTRY_ZERO;
+        } else {
+            return ENTRY_GENERAL;
+        }
+    }
+    template <int I, int J>
+    GLASS_HD T at() const {
+        if constexpr (I == J) {
+            return c;
+        } else if constexpr (I == a) {
+            return s;
+        } else {
+            return -s;
+        }
+    }
+};
+
+// The transpose of a matrix view.
+template <class M>
+struct Transposed {
+    M m;
+    template <int I, int J>
+    GLASS_HD static constexpr int kind() { return M::template kind<J, I>(); }
+    template <int I, int J>
+    GLASS_HD auto at() const { return m.template at<J, I>(); }
+};
+
+// The cross-product matrix [v]ₓ of a vector view: [v]ₓ·x = v × x.
+template <class V>
+struct Skew {
+    V v;
+    template <int I, int J>
+    GLASS_HD static constexpr int kind() {
+        if constexpr (I == J) {
+            return ENTRY_ZERO;
+        } else {
+            constexpr int c = V::template kind<3 - I - J>();
+            // (i, j) = (0,1): -v2, (1,2): -v0, (2,0): -v1; the transposed positions are +.
+            constexpr bool negative = (J == (I + 1) % 3);
+            if constexpr (c == ENTRY_ONE) return negative ? ENTRY_MINUS_ONE : ENTRY_ONE;
+            if constexpr (c == ENTRY_MINUS_ONE) return negative ? ENTRY_ONE : ENTRY_MINUS_ONE;
+            return c;
+        }
+    }
+    template <int I, int J>
+    GLASS_HD auto at() const {
+        if constexpr (I == J) {
+            return decltype(v.template at<0>())(0);
+        } else if constexpr (J == (I + 1) % 3) {
+            return -v.template at<3 - I - J>();
+        } else {
+            return v.template at<3 - I - J>();
+        }
+    }
+};
+
+// ---- products ----------------------------------------------------------------------------------------
+
+// y = M·x.
+template <typename T, class M, class V>
+GLASS_HD Vec<T> apply(const M& m, const V& x) {
+    Vec<T> y;
+    static_for<3>([&](auto i) {
+        Acc<T> acc;
+        static_for<3>([&](auto j) {
+            constexpr int km = M::template kind<i, j>();
+            constexpr int kx = V::template kind<j>();
+            if constexpr (km != ENTRY_ZERO && kx != ENTRY_ZERO) {
+                if constexpr (kx == ENTRY_GENERAL) {
+                    acc.template add<km>(T(m.template at<i, j>()), T(x.template at<j>()));
+                } else if constexpr (km == ENTRY_GENERAL) {
+                    acc.template add<kx>(T(x.template at<j>()), T(m.template at<i, j>()));
+                } else {
+                    acc.template add<product_kind(km, kx)>(T(1), T(1));
+                }
+            }
+        });
+        y[i] = acc.value;
+    });
+    return y;
+}
+
+// y = Mᵀ·x.
+template <typename T, class M, class V>
+GLASS_HD Vec<T> apply_t(const M& m, const V& x) {
+    return apply<T>(Transposed<M>{m}, x);
+}
+
+// y = a × b for vector views.
+template <typename T, class A, class B>
+GLASS_HD Vec<T> cross(const A& a, const B& b) {
+    return apply<T>(Skew<A>{a}, b);
+}
+
+// C = A·B for matrix views, as a run-time matrix.
+template <typename T, class A, class B>
+GLASS_HD Mat3<T> mul(const A& a, const B& b) {
+    Mat3<T> c;
+    static_for<3>([&](auto i) {
+        static_for<3>([&](auto j) {
+            Acc<T> acc;
+            static_for<3>([&](auto k) {
+                constexpr int ka = A::template kind<i, k>();
+                constexpr int kb = B::template kind<k, j>();
+                if constexpr (ka != ENTRY_ZERO && kb != ENTRY_ZERO) {
+                    if constexpr (kb == ENTRY_GENERAL) {
+                        acc.template add<ka>(T(a.template at<i, k>()), T(b.template at<k, j>()));
+                    } else if constexpr (ka == ENTRY_GENERAL) {
+                        acc.template add<kb>(T(b.template at<k, j>()), T(a.template at<i, k>()));
+                    } else {
+                        acc.template add<product_kind(ka, kb)>(T(1), T(1));
+                    }
+                }
+            });
+            c(i, j) = acc.value;
+        });
+    });
+    return c;
+}
+
+// Mᵀ·S·M for a symmetric S: the congruence that re-expresses a symmetric 3×3 (a rotational inertia block)
+// under the rotation view M. Only the upper triangle is formed.
+template <typename T, class M>
+GLASS_HD Sym3<T> congruence_t(const M& m, const Sym3<T>& s) {
+    const Mat3<T> sm = mul<T>(s, m);
+    Sym3<T> out;
+    static_for<3>([&](auto i) {
+        static_for<3>([&](auto j) {
+            if constexpr (i <= j) {
+                Acc<T> acc;
+                static_for<3>([&](auto k) {
+                    constexpr int km = M::template kind<k, i>();
+                    if constexpr (km != ENTRY_ZERO) acc.template add<km>(T(m.template at<k, i>()), sm(k, j));
+                });
+                out(i, j) = acc.value;
+            }
+        });
+    });
+    return out;
+}
+
+// Mᵀ·B·M for a general B.
+template <typename T, class M>
+GLASS_HD Mat3<T> congruence_t(const M& m, const Mat3<T>& b) {
+    return mul<T>(Transposed<M>{m}, mul<T>(b, m));
+}
+
+}  // namespace grid
