@@ -86,7 +86,7 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	w.blank()
 	for _, inc := range []string{"glass/scope.cuh", "glass/spatial.cuh", "glass/linalg.cuh", "glass/quaternion.cuh",
 		"grid/launch.cuh", "grid/transforms.cuh", "grid/joints.cuh", "grid/articulated.cuh",
-		"grid/algorithms/aba.cuh", "grid/algorithms/rnea.cuh"} {
+		"grid/algorithms.cuh"} {
 		w.line("#include \"%s\"", inc)
 	}
 	w.blank()
