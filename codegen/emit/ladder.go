@@ -34,6 +34,10 @@ type entry struct {
 	// with shared its cross-body state type; empty for inners emitted as code. A template entry also gets
 	// `<name>_thread` (one sample by one thread, state in registers) and `<name>_thread_kernel`.
 	algorithm, shared string
+	// directOutputs has `<name>_thread` pass its output pointers straight to the template (which writes each
+	// output element exactly once and never reads one back) instead of staging them in local arrays:
+	// outputs too large to stay in registers.
+	directOutputs bool
 }
 
 // sharedType is the algorithm template's cross-body state for precision typ.
@@ -71,6 +75,10 @@ func emitThread(w *writer, e *entry) {
 	w.block(fmt.Sprintf("GLASS_HD void %s_thread(%s)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		var args []string
 		for _, b := range e.outputs {
+			if e.directOutputs {
+				args = append(args, b.name)
+				continue
+			}
 			w.line("T l_%s[%d];", b.name, b.size)
 			args = append(args, "l_"+b.name)
 		}
@@ -83,7 +91,9 @@ func emitThread(w *writer, e *entry) {
 		args = append([]string{"ThreadScope{}"}, append(args, "state")...)
 		w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(args, pcall...), ", "))
 		for _, b := range e.outputs {
-			w.line("for (int k = 0; k < %d; ++k) %s[k] = l_%s[k];", b.size, b.name, b.name)
+			if !e.directOutputs {
+				w.line("for (int k = 0; k < %d; ++k) %s[k] = l_%s[k];", b.size, b.name, b.name)
+			}
 		}
 	})
 	w.blank()
@@ -278,7 +288,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 			})
 		}
 		w.line("const size_t smem = %s_LAUNCH_SMEM_BYTES<T>(shape);", up)
-		w.line("cudaError_t err = set_smem_limit(%s_kernel<T>, smem);", e.name)
+		w.line("cudaError_t err = set_smem_limit<%s_kernel<T>>(smem);", e.name)
 		w.line("if (err != cudaSuccess) return err;")
 		w.line("const dim3 block(unsigned(shape.threads_per_sample), unsigned(shape.samples_per_block));")
 		_, dcall := e.bufferParams("d_")

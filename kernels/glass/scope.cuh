@@ -16,10 +16,13 @@
 #define GLASS_HD __host__ __device__ __forceinline__
 #define GLASS_DEVICE __device__ __forceinline__
 #define GLASS_GLOBAL __global__
+// A large routine called from several kernels: compiled once rather than inlined into each.
+#define GLASS_HD_OUTLINED __host__ __device__ __noinline__
 #else
 #define GLASS_HD inline
 #define GLASS_DEVICE inline
 #define GLASS_GLOBAL
+#define GLASS_HD_OUTLINED inline __attribute__((noinline))
 #endif
 
 namespace glass {

@@ -3,4 +3,12 @@
 #pragma once
 
 #include "grid/algorithms/aba.cuh"
+#include "grid/algorithms/crba.cuh"
+#include "grid/algorithms/fd.cuh"
+#include "grid/algorithms/fd_gradient.cuh"
+#include "grid/algorithms/jacobian.cuh"
+#include "grid/algorithms/kinematics.cuh"
+#include "grid/algorithms/minv.cuh"
 #include "grid/algorithms/rnea.cuh"
+#include "grid/algorithms/rnea_gradient.cuh"
+#include "grid/algorithms/second_order.cuh"

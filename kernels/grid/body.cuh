@@ -413,4 +413,81 @@ GLASS_HD T subspace_project1(const Spatial<T>& f) {
     return out;
 }
 
+// m + S·x (x: J::nv values), adding only where S has entries (adding an exact zero is not free in IEEE
+// arithmetic).
+template <class J, typename T>
+GLASS_HD Spatial<T> subspace_add(Spatial<T> m, const T* x) {
+    if constexpr (J::kind == JOINT_FREE_FLYER) {
+        for (int k = 0; k < 3; ++k) {
+            m.lin[k] += x[k];
+            m.ang[k] += x[3 + k];
+        }
+    } else {
+        static_for<3>([&](auto k) {
+            constexpr int ka = entry_kind(J::axis(k));
+            T& out = J::kind == JOINT_REVOLUTE ? m.ang[k] : m.lin[k];
+            if constexpr (ka == ENTRY_ONE) {
+                out += x[0];
+            } else if constexpr (ka == ENTRY_MINUS_ONE) {
+                out -= x[0];
+            } else if constexpr (ka == ENTRY_GENERAL) {
+                out += T(J::axis(k)) * x[0];
+            }
+        });
+    }
+    return m;
+}
+
+// I·S·e_K: column K (< J::nv) of joint J's motion subspace mapped through a symmetric 6×6, the zero
+// entries of the axis skipped (a free-flyer's column is a column of I: linear e_K for K < 3, angular
+// e_{K−3} for K ≥ 3).
+template <class J, typename T, int K>
+GLASS_HD Spatial<T> inertia_subspace(const Sym6<T>& I, Index<K>) {
+    static_assert(K >= 0 && K < J::nv, "a column of the joint's subspace");
+    if constexpr (J::kind == JOINT_FREE_FLYER) {
+        Spatial<T> m;
+        for (int r = 0; r < 3; ++r) {
+            m.ang[r] = K < 3 ? I.B(r, K) : I.A(r, K - 3);
+            m.lin[r] = K < 3 ? I.C(r, K) : I.B(K - 3, r);
+        }
+        return m;
+    } else if constexpr (J::kind == JOINT_REVOLUTE) {
+        return Spatial<T>{apply<T>(I.A, AxisVec<J, T>{}), apply_t<T>(I.B, AxisVec<J, T>{})};
+    } else {
+        return Spatial<T>{apply<T>(I.B, AxisVec<J, T>{}), apply<T>(I.C, AxisVec<J, T>{})};
+    }
+}
+
+// ---- world poses -----------------------------------------------------------------------------------------
+
+// Joint J's body pose in world coordinates, (E, r): E rotates world coordinates into body coordinates, r is
+// the body origin in world coordinates. From its parent body's pose (Ep, rp), which a root does not read
+// (its parent is the world):
+//     E = E_J·(E_P·E_p),   r = r_p + E_pᵀ·r_P + (E_P·E_p)ᵀ·t_J
+// with t_J the joint's own translation (a prismatic joint's axis·d, a free-flyer's position). The constant
+// placement is applied to the parent's rotation first, so a placement that relabels axes costs nothing, and
+// a root keeps its placement as a constant view.
+template <class J, typename T>
+GLASS_HD void joint_world_pose(const JointPose<T>& P, const Mat3<T>& Ep, const Vec<T>& rp, Mat3<T>& E, Vec<T>& r) {
+    // A rotates world coordinates into joint-frame coordinates; o is the joint frame's origin.
+    const auto finish = [&](const auto& A, const auto& o) {
+        using MA = std::decay_t<decltype(A)>;
+        if constexpr (J::kind == JOINT_REVOLUTE) {
+            E = with_joint_rotation<J>(P, [&](const auto& Ej) { return mul<T>(Ej, A); });
+            r = apply_add<T>(o, Transposed<MA>{A}, ZeroVec<T>{});
+        } else if constexpr (J::kind == JOINT_PRISMATIC) {
+            E = mul<T>(ConstMat3<IdentitySource, T>{}, A);
+            r = apply_add<T>(o, Transposed<MA>{A}, ScaledAxis<J, T>{P.d});
+        } else {
+            E = mul<T>(P.E, A);
+            r = apply_add<T>(o, Transposed<MA>{A}, P.p);
+        }
+    };
+    if constexpr (J::is_root) {
+        finish(PlacementE<J, T>{}, PlacementR<J, T>{});
+    } else {
+        finish(mul<T>(PlacementE<J, T>{}, Ep), apply_add<T>(rp, Transposed<Mat3<T>>{Ep}, PlacementR<J, T>{}));
+    }
+}
+
 }  // namespace grid

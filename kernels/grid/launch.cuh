@@ -3,6 +3,7 @@
 
 #include "glass/scope.cuh"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -143,11 +144,26 @@ inline int launch_blocks(int num_samples, int samples_per_block) {
     return blocks < MAX_GRID_BLOCKS ? blocks : MAX_GRID_BLOCKS;
 }
 
-// Raises a kernel's dynamic shared-memory limit when it needs more than the default 48 KiB.
-template <typename Kernel>
-inline cudaError_t set_smem_limit(Kernel kernel, size_t bytes) {
+// Raises kernel K's dynamic shared-memory limit to at least bytes on the current device when it needs more
+// than the default 48 KiB. The attribute is set once per device and size, not on every launch: launches
+// stay cheap and command-buffer friendly.
+template <auto K>
+inline cudaError_t set_smem_limit(size_t bytes) {
     if (bytes <= 48 * 1024) return cudaSuccess;
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    constexpr int kMaxDevices = 64;
+    static std::atomic<size_t> raised[kMaxDevices];  // bytes already allowed, per device (zero-initialised)
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    const bool cached = device >= 0 && device < kMaxDevices;
+    if (cached && raised[device].load(std::memory_order_relaxed) >= bytes) return cudaSuccess;
+    err = cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    if (err == cudaSuccess && cached) {
+        size_t seen = raised[device].load(std::memory_order_relaxed);
+        while (seen < bytes && !raised[device].compare_exchange_weak(seen, bytes)) {
+        }
+    }
+    return err;
 }
 
 // Device allocations of one host-wrapper call, freed when it returns.

@@ -66,6 +66,20 @@ GLASS_HD void backward_sweep(const S& s, F&& f) {
     }
 }
 
+// Every body once, in joint order, for work without dependencies between bodies (body i to rank
+// i mod size in GroupScope). Ends with a barrier in GroupScope.
+template <class R, class S, class F>
+GLASS_HD void for_each_body(const S& s, F&& f) {
+    if constexpr (S::cooperative) {
+        static_for<R::NB>([&](auto i) {
+            if (s.owns(i)) f(i);
+        });
+        s.sync();
+    } else {
+        static_for<R::NB>(f);
+    }
+}
+
 // Work items 0..N-1 dealt over the scope (a group-stride loop); no barrier.
 template <int N, class S, class F>
 GLASS_HD void for_each_item(const S& s, F&& f) {
@@ -95,6 +109,21 @@ GLASS_HD constexpr int child_at(int i, int k) {
 template <class R, int I, class F>
 GLASS_HD void for_each_child(F&& f) {
     static_for<child_count<R>(I)>([&](auto k) { f(Index<child_at<R>(I, k)>{}); });
+}
+
+// Calls f(Index<a>{}) for the ancestors a of joint I, nearest first (and I itself first when SELF).
+template <class R, int I, bool SELF, class F>
+GLASS_HD void for_each_ancestor(F&& f) {
+    if constexpr (SELF) f(Index<I>{});
+    if constexpr (R::joint[I].parent >= 0) for_each_ancestor<R, R::joint[I].parent, true>(f);
+}
+
+// Depth of joint i in the tree: 0 for a root (its BFS level).
+template <class R>
+GLASS_HD constexpr int joint_depth(int i) {
+    int d = 0;
+    for (int j = R::joint[i].parent; j >= 0; j = R::joint[j].parent) ++d;
+    return d;
 }
 
 }  // namespace grid

@@ -208,29 +208,87 @@ struct Skew {
 };
 
 // ---- products ----------------------------------------------------------------------------------------
+//
+// Each product entry is one function over a pack of indices (a fold expression), not nested loops of
+// lambdas: a robot instantiates hundreds of products, and the number of functions the compiler must
+// inline and fold is what its compile time follows.
+
+namespace structured_detail {
+
+template <int... K>
+using Seq = std::integer_sequence<int, K...>;
+using Seq3 = std::make_integer_sequence<int, 3>;
+
+// acc += a·b for entries of compile-time kinds KA and KB (zero terms vanish, ±1 factors cost nothing).
+template <int KA, int KB, typename T>
+GLASS_HD void add_product(Acc<T>& acc, T a, T b) {
+    if constexpr (KA == ENTRY_ZERO || KB == ENTRY_ZERO) {
+        return;
+    } else if constexpr (KB == ENTRY_GENERAL) {
+        acc.template add<KA>(a, b);
+    } else if constexpr (KA == ENTRY_GENERAL) {
+        acc.template add<KB>(b, a);
+    } else {
+        acc.template add<product_kind(KA, KB)>(T(1), T(1));
+    }
+}
+
+// Σ_k M(I, k)·x(k)
+template <typename T, int I, class M, class V, int... K>
+GLASS_HD T apply_entry(const M& m, const V& x, Seq<K...>) {
+    Acc<T> acc;
+    (add_product<M::template kind<I, K>(), V::template kind<K>()>(acc, T(m.template at<I, K>()),
+                                                                    T(x.template at<K>())),
+     ...);
+    return acc.value;
+}
+
+// Σ_k A(I, k)·B(k, J)
+template <typename T, int I, int J, class A, class B, int... K>
+GLASS_HD T mul_entry(const A& a, const B& b, Seq<K...>) {
+    Acc<T> acc;
+    (add_product<A::template kind<I, K>(), B::template kind<K, J>()>(acc, T(a.template at<I, K>()),
+                                                                      T(b.template at<K, J>())),
+     ...);
+    return acc.value;
+}
+
+template <typename T, class M, class V, int... I>
+GLASS_HD Vec<T> apply_all(const M& m, const V& x, Seq<I...>) {
+    return Vec<T>{{apply_entry<T, I>(m, x, Seq3{})...}};
+}
+
+// Entries in column-major order (n = i + 3j), as Mat3 stores them.
+template <typename T, class A, class B, int... N>
+GLASS_HD Mat3<T> mul_all(const A& a, const B& b, Seq<N...>) {
+    return Mat3<T>{{mul_entry<T, N % 3, N / 3>(a, b, Seq3{})...}};
+}
+
+// (Mᵀ·SM)(I, J) = Σ_k M(k, I)·SM(k, J) with SM a run-time matrix
+template <typename T, int I, int J, class M, int... K>
+GLASS_HD T congruence_entry(const M& m, const Mat3<T>& sm, Seq<K...>) {
+    Acc<T> acc;
+    (add_product<M::template kind<K, I>(), ENTRY_GENERAL>(acc, T(m.template at<K, I>()), sm.m[K + 3 * J]), ...);
+    return acc.value;
+}
+
+// a(I) + Σ_k M(I, k)·x(k)
+template <typename T, int I, class A, class M, class V, int... K>
+GLASS_HD T apply_add_entry(const A& a, const M& m, const V& x, Seq<K...>) {
+    Acc<T> acc;
+    add_product<A::template kind<I>(), ENTRY_ONE>(acc, T(a.template at<I>()), T(1));
+    (add_product<M::template kind<I, K>(), V::template kind<K>()>(acc, T(m.template at<I, K>()),
+                                                                    T(x.template at<K>())),
+     ...);
+    return acc.value;
+}
+
+}  // namespace structured_detail
 
 // y = M·x.
 template <typename T, class M, class V>
 GLASS_HD Vec<T> apply(const M& m, const V& x) {
-    Vec<T> y;
-    static_for<3>([&](auto i) {
-        Acc<T> acc;
-        static_for<3>([&](auto j) {
-            constexpr int km = M::template kind<i, j>();
-            constexpr int kx = V::template kind<j>();
-            if constexpr (km != ENTRY_ZERO && kx != ENTRY_ZERO) {
-                if constexpr (kx == ENTRY_GENERAL) {
-                    acc.template add<km>(T(m.template at<i, j>()), T(x.template at<j>()));
-                } else if constexpr (km == ENTRY_GENERAL) {
-                    acc.template add<kx>(T(x.template at<j>()), T(m.template at<i, j>()));
-                } else {
-                    acc.template add<product_kind(km, kx)>(T(1), T(1));
-                }
-            }
-        });
-        y[i] = acc.value;
-    });
-    return y;
+    return structured_detail::apply_all<T>(m, x, structured_detail::Seq3{});
 }
 
 // y = Mᵀ·x.
@@ -248,54 +306,46 @@ GLASS_HD Vec<T> cross(const A& a, const B& b) {
 // C = A·B for matrix views, as a run-time matrix.
 template <typename T, class A, class B>
 GLASS_HD Mat3<T> mul(const A& a, const B& b) {
-    Mat3<T> c;
-    static_for<3>([&](auto i) {
-        static_for<3>([&](auto j) {
-            Acc<T> acc;
-            static_for<3>([&](auto k) {
-                constexpr int ka = A::template kind<i, k>();
-                constexpr int kb = B::template kind<k, j>();
-                if constexpr (ka != ENTRY_ZERO && kb != ENTRY_ZERO) {
-                    if constexpr (kb == ENTRY_GENERAL) {
-                        acc.template add<ka>(T(a.template at<i, k>()), T(b.template at<k, j>()));
-                    } else if constexpr (ka == ENTRY_GENERAL) {
-                        acc.template add<kb>(T(b.template at<k, j>()), T(a.template at<i, k>()));
-                    } else {
-                        acc.template add<product_kind(ka, kb)>(T(1), T(1));
-                    }
-                }
-            });
-            c(i, j) = acc.value;
-        });
-    });
-    return c;
+    return structured_detail::mul_all<T>(a, b, std::make_integer_sequence<int, 9>{});
 }
 
 // Mᵀ·S·M for a symmetric S: the congruence that re-expresses a symmetric 3×3 (a rotational inertia block)
 // under the rotation view M. Only the upper triangle is formed.
 template <typename T, class M>
 GLASS_HD Sym3<T> congruence_t(const M& m, const Sym3<T>& s) {
+    using structured_detail::congruence_entry;
+    using structured_detail::Seq3;
     const Mat3<T> sm = mul<T>(s, m);
-    Sym3<T> out;
-    static_for<3>([&](auto i) {
-        static_for<3>([&](auto j) {
-            if constexpr (i <= j) {
-                Acc<T> acc;
-                static_for<3>([&](auto k) {
-                    constexpr int km = M::template kind<k, i>();
-                    if constexpr (km != ENTRY_ZERO) acc.template add<km>(T(m.template at<k, i>()), sm(k, j));
-                });
-                out(i, j) = acc.value;
-            }
-        });
-    });
-    return out;
+    // Sym3 order: xx, xy, xz, yy, yz, zz
+    return Sym3<T>{{congruence_entry<T, 0, 0>(m, sm, Seq3{}), congruence_entry<T, 0, 1>(m, sm, Seq3{}),
+                    congruence_entry<T, 0, 2>(m, sm, Seq3{}), congruence_entry<T, 1, 1>(m, sm, Seq3{}),
+                    congruence_entry<T, 1, 2>(m, sm, Seq3{}), congruence_entry<T, 2, 2>(m, sm, Seq3{})}};
 }
 
 // Mᵀ·B·M for a general B.
 template <typename T, class M>
 GLASS_HD Mat3<T> congruence_t(const M& m, const Mat3<T>& b) {
     return mul<T>(Transposed<M>{m}, mul<T>(b, m));
+}
+
+// The zero vector as a view: a revolute joint's translation.
+template <typename T>
+struct ZeroVec {
+    template <int I>
+    GLASS_HD static constexpr int kind() { return ENTRY_ZERO; }
+    template <int I>
+    GLASS_HD T at() const { return T(0); }
+};
+
+// y = a + M·x for vector views a and x: a point given in a frame's coordinates (M its rotation
+// transposed, a its origin) in the reference coordinates. Zero entries of any operand cost nothing, so a
+// constant offset or point with zero components adds no arithmetic.
+template <typename T, class A, class M, class V>
+GLASS_HD Vec<T> apply_add(const A& a, const M& m, const V& x) {
+    using structured_detail::apply_add_entry;
+    using structured_detail::Seq3;
+    return Vec<T>{{apply_add_entry<T, 0>(a, m, x, Seq3{}), apply_add_entry<T, 1>(a, m, x, Seq3{}),
+                   apply_add_entry<T, 2>(a, m, x, Seq3{})}};
 }
 
 }  // namespace grid

@@ -1,0 +1,212 @@
+// The inverse of the joint-space inertia matrix, M(q)⁻¹, by the analytical algorithm (the articulated-body
+// algorithm on unit efforts at qd = 0 and zero gravity, every column at once), without forming or
+// factorising M:
+//   backward, children first:  IA_i = I_i + Σ_c X_cᵀ·IA_c^A·X_c,  U_i = IA_i·S_i,  D_i = S_iᵀ·U_i,
+//                              M⁻¹[i, i] = D_i⁻¹,  M⁻¹[i, j] = −D_i⁻¹·S_iᵀ·F_i[:, j] (j below i),
+//                              F_p[:, j] = X_iᵀ·(F_i[:, j] + U_i·M⁻¹[i, j]) (j in i's subtree),
+//                              IA_i^A = IA_i − U_i·D_i⁻¹·U_iᵀ
+//   forward, parents first:    a = X_i·P_p[:, j],  M⁻¹[i, j] −= D_i⁻¹·U_iᵀ·a,  P_i[:, j] = a + S_i·M⁻¹[i, j]
+// for the columns j from the body's first coordinate on; the lower triangle is the mirror of the upper, so
+// M⁻¹ is exactly symmetric.
+#pragma once
+
+#include "grid/body.cuh"
+#include "grid/model.cuh"
+#include "grid/schedule.cuh"
+#include "grid/solve.cuh"
+
+namespace grid {
+namespace algorithms {
+
+namespace minv_detail {
+
+// The column blocks F_i (backward) and P_i (forward) of a body with children. In depth-first joint order a
+// subtree's columns are contiguous, so F_i needs the columns of i's descendants and P_i those after i's
+// own, both starting at v_i + nv_i: one block per body, F dead before P is written. A leaf has none.
+template <class R>
+GLASS_HD constexpr int block_columns(int i) {
+    return child_count<R>(i) > 0 ? R::NV - R::joint[i].v - kind_nv(R::joint[i].kind) : 0;
+}
+
+template <class R>
+GLASS_HD constexpr int depth_max_columns(int d) {
+    int n = 0;
+    for (int i = 0; i < R::NB; ++i)
+        if (joint_depth<R>(i) == d && block_columns<R>(i) > n) n = block_columns<R>(i);
+    return n;
+}
+
+template <class R>
+GLASS_HD constexpr int depth_total_columns(int d) {
+    int n = 0;
+    for (int i = 0; i < R::NB; ++i)
+        if (joint_depth<R>(i) == d) n += block_columns<R>(i);
+    return n;
+}
+
+// A block lives from the first write of a child (backward) or of the body (forward) to the last read by
+// the body (backward) or a child (forward). Bodies in joint order (thread scope) keep only the blocks of
+// the current body's ancestors alive, one per depth: a slot per depth. Bodies level by level (group scope)
+// keep two adjacent levels alive: even levels in one region, odd levels after it.
+template <class R>
+GLASS_HD constexpr int stack_columns() {
+    int n = 0;
+    for (int d = 0; d < R::NB; ++d) n += depth_max_columns<R>(d);
+    return n;
+}
+
+template <class R>
+GLASS_HD constexpr int parity_region(int parity) {
+    int n = 0;
+    for (int d = parity; d < R::NB; d += 2)
+        if (depth_total_columns<R>(d) > n) n = depth_total_columns<R>(d);
+    return n;
+}
+
+template <class R>
+GLASS_HD constexpr int storage_columns() {
+    const int stack = stack_columns<R>(), levels = parity_region<R>(0) + parity_region<R>(1);
+    const int n = stack > levels ? stack : levels;
+    return n > 0 ? n : 1;
+}
+
+template <class R, bool BY_LEVELS>
+GLASS_HD constexpr int block_offset(int i) {
+    const int d = joint_depth<R>(i);
+    int off = 0;
+    if (BY_LEVELS) {
+        if (d % 2 == 1) off = parity_region<R>(0);
+        for (int j = 0; j < i; ++j)
+            if (joint_depth<R>(j) == d) off += block_columns<R>(j);
+    } else {
+        for (int e = 0; e < d; ++e) off += depth_max_columns<R>(e);
+    }
+    return off;
+}
+
+// Where column j of body i's block is: FP[column_base(i) + j].
+template <class R, bool BY_LEVELS>
+GLASS_HD constexpr int column_base(int i) {
+    return block_offset<R, BY_LEVELS>(i) - R::joint[i].v - kind_nv(R::joint[i].kind);
+}
+
+}  // namespace minv_detail
+
+template <class R, typename T>
+struct MinvState {
+    JointPose<T> pose[R::NB];
+    Sym6<T> IA_up[R::NB];  // IA − U·D⁻¹·Uᵀ a body passes to its parent, in parent coordinates
+    Spatial<T> U[R::NB];   // IA·S of a non-root joint (one degree of freedom)
+    T dinv[R::NB];         // its (Sᵀ·IA·S)⁻¹
+    Spatial<T> FP[minv_detail::storage_columns<R>()];  // the F, then P, blocks (minv_detail::block_offset)
+};
+
+// Minv (NV × NV, row-major, exactly symmetric) from q (NQ). A free-flyer whose articulated inertia is not
+// positive definite yields NaN.
+template <class R, typename T, class S>
+GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
+    constexpr int NV = R::NV;
+    auto& FP = st.FP;
+
+    backward_sweep<R>(scope, [&](auto i) {
+        using J = JointAt<R, i>;
+        constexpr int v = J::v, end = J::v + subtree_nv<R>(J::index);
+        constexpr int fi = minv_detail::column_base<R, S::cooperative>(J::index);
+        if constexpr (!J::is_root) st.pose[i] = joint_pose<J>(q + J::q);
+        Sym6<T> IA = body_inertia<J, T>();
+        for_each_child<R, i>([&](auto c) { add_to(IA, st.IA_up[c]); });
+
+        if constexpr (J::kind == JOINT_FREE_FLYER) {
+            static_assert(J::is_root, "a free-flyer joint is the root of the tree");
+            // S is a permutation: D⁻¹ = (Sᵀ·IA·S)⁻¹ = Sᵀ·IA⁻¹·S and D⁻¹·Sᵀ·F = Sᵀ·IA⁻¹·F.
+            const Cholesky6<T> L = cholesky(IA);
+            static_for<6>([&](auto b) {
+                T e[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
+                e[b] = T(1);
+                T x[6];
+                subspace_project<J>(cholesky_solve(L, subspace_apply<J>(e)), x);
+                // the upper triangle of D⁻¹, mirrored
+                for (int a = 0; a <= int(b); ++a) {
+                    Minv[(v + a) * NV + v + b] = x[a];
+                    Minv[(v + b) * NV + v + a] = x[a];
+                }
+            });
+            for (int j = v + 6; j < end; ++j) {
+                T x[6];
+                subspace_project<J>(cholesky_solve(L, FP[fi + j]), x);
+                for (int a = 0; a < 6; ++a) Minv[(v + a) * NV + j] = -x[a];
+            }
+        } else {
+            const Spatial<T> U = inertia_subspace<J>(IA, Index<0>{});
+            const T dinv = T(1) / subspace_project1<J>(U);
+            Minv[v * NV + v] = dinv;
+            if constexpr (J::is_root) {
+                for (int j = v + 1; j < end; ++j) Minv[v * NV + j] = -dinv * subspace_project1<J>(FP[fi + j]);
+            } else {
+                // The parent's F over this subtree's columns (F_i is zero on i's own column); the children
+                // of one parent fill disjoint columns.
+                constexpr int fp = minv_detail::column_base<R, S::cooperative>(J::parent);
+                FP[fp + v] = joint_force_to_parent<J>(st.pose[i], dinv * U);
+                for (int j = v + 1; j < end; ++j) {
+                    const Spatial<T> F = FP[fi + j];
+                    const T x = -dinv * subspace_project1<J>(F);
+                    Minv[v * NV + j] = x;
+                    FP[fp + j] = joint_force_to_parent<J>(st.pose[i], F + x * U);
+                }
+                st.U[i] = U;
+                st.dinv[i] = dinv;
+                st.IA_up[i] = joint_inertia_to_parent<J>(st.pose[i], rank1_remove(IA, U, dinv));
+            }
+        }
+    });
+
+    // Row i from column v_i on: M⁻¹[i, j] as the backward sweep left it below i (zero past i's subtree),
+    // less the parent's contribution; each value is mirrored into column i.
+    forward_sweep<R>(scope, [&](auto i) {
+        using J = JointAt<R, i>;
+        constexpr int v = J::v, end = J::v + subtree_nv<R>(J::index);
+        constexpr bool has_block = minv_detail::block_columns<R>(J::index) > 0;
+        constexpr int fi = minv_detail::column_base<R, S::cooperative>(J::index);
+
+        if constexpr (J::kind == JOINT_FREE_FLYER) {
+            // A root: its rows are final.
+            for (int j = v + 6; j < NV; ++j) {
+                T x[6];
+                for (int a = 0; a < 6; ++a) {
+                    if (j < end) {
+                        x[a] = Minv[(v + a) * NV + j];
+                    } else {
+                        x[a] = T(0);
+                        Minv[(v + a) * NV + j] = T(0);
+                    }
+                    Minv[j * NV + v + a] = x[a];
+                }
+                if constexpr (has_block) FP[fi + j] = subspace_apply<J>(x);
+            }
+        } else {
+            const auto column = [&](int j, T x) {
+                if constexpr (J::is_root) {
+                    Minv[v * NV + j] = x;
+                    if (j > v) {
+                        Minv[j * NV + v] = x;
+                        if constexpr (has_block) FP[fi + j] = subspace_apply<J>(&x);
+                    }
+                } else {
+                    constexpr int fp = minv_detail::column_base<R, S::cooperative>(J::parent);
+                    const Spatial<T> a = joint_motion_to_body<J>(st.pose[J::index], FP[fp + j]);
+                    x -= st.dinv[J::index] * dot(st.U[J::index], a);
+                    Minv[v * NV + j] = x;
+                    if (j > v) {
+                        Minv[j * NV + v] = x;
+                        if constexpr (has_block) FP[fi + j] = subspace_add<J>(a, &x);
+                    }
+                }
+            };
+            for (int j = v; j < end; ++j) column(j, Minv[v * NV + j]);
+            for (int j = end; j < NV; ++j) column(j, T(0));
+        }
+    });
+}
+
+}  // namespace algorithms
+}  // namespace grid

@@ -1,0 +1,212 @@
+// Second-order derivatives of inverse and forward dynamics by forward-mode differentiation of the analytical
+// first-order algorithms: each tangent direction b of q (and each velocity coordinate b) is one run of
+// inverse_dynamics_gradient (or forward_dynamics_gradient) on dual numbers seeded along b, whose derivative
+// parts are column b of every second-order output. Cost: 2·NV runs of a first-order algorithm, instead of
+// a second-order recursion per pair of directions.
+//
+// Index convention of every output: [i][a][b] = ∂(first derivative [i][a]) / ∂(direction b), where the
+// first derivative is the one of the same name (∂τ/∂q, ∂τ/∂qd, M, ...), q directions are tangent
+// directions (a free-flyer's body twist [v_lin; ω]) and the second-order tensors are NV×NV×NV, row-major.
+#pragma once
+
+#include "glass/quaternion.cuh"
+#include "grid/algorithms/crba.cuh"
+#include "grid/algorithms/fd_gradient.cuh"
+#include "grid/algorithms/rnea_gradient.cuh"
+#include "grid/dual.cuh"
+#include "grid/model.cuh"
+#include "grid/schedule.cuh"
+
+namespace grid {
+namespace algorithms {
+
+// Every direction runs in double precision, whatever the output precision: one instantiation of the
+// dual-number algorithms per robot instead of two (they dominate a robot's compile time), and float outputs
+// without float's cancellation in second differences.
+using SecondOrderScalar = double;
+
+// An output array of either precision, so that one compiled direction run serves float and double callers.
+struct AnyOutput {
+    float* f;
+    double* d;
+    GLASS_HD void store(size_t k, SecondOrderScalar v) const {
+        if (f) {
+            f[k] = float(v);
+        } else {
+            d[k] = double(v);
+        }
+    }
+};
+
+GLASS_HD AnyOutput any_output(float* p) { return AnyOutput{p, nullptr}; }
+GLASS_HD AnyOutput any_output(double* p) { return AnyOutput{nullptr, p}; }
+
+// Writes the derivative part of entry k to out[k·NV + b]: column b of a second-order tensor.
+struct DerivativeColumn {
+    AnyOutput out;
+    int nv, b;
+    struct Slot {
+        AnyOutput out;
+        size_t at;
+        GLASS_HD void operator=(const Dual<SecondOrderScalar>& x) { out.store(at, x.d); }
+    };
+    GLASS_HD Slot operator[](int k) const { return Slot{out, size_t(k) * size_t(nv) + size_t(b)}; }
+};
+
+// An output nobody reads: its entries are not stored.
+struct DiscardOutput {
+    struct Slot {
+        GLASS_HD void operator=(const Dual<SecondOrderScalar>&) {}
+    };
+    GLASS_HD Slot operator[](int) const { return Slot{}; }
+};
+
+// Dual-number copies of (q, qd, x) with tangent direction b of q seeded (along_q) or velocity coordinate b.
+// A revolute or prismatic coordinate moves by ε; a free-flyer moves by its body twist e_b·ε:
+// position by R·e_b (linear directions), quaternion by quat ⊗ [e_b/2; 0] (angular directions).
+template <class R, typename W, typename T>
+GLASS_HD void seed_direction(Dual<W>* dq, Dual<W>* dqd, Dual<W>* dx, const T* q, const T* qd, const T* x,
+                             bool along_q, int b) {
+    for (int k = 0; k < R::NQ; ++k) dq[k] = Dual<W>(W(q[k]), W(0));
+    for (int k = 0; k < R::NV; ++k) {
+        dqd[k] = Dual<W>(W(qd[k]), W(0));
+        dx[k] = Dual<W>(W(x[k]), W(0));
+    }
+    if (!along_q) {
+        dqd[b].d = T(1);
+        return;
+    }
+    static_for<R::NB>([&](auto i) {
+        using J = JointAt<R, i>;
+        if (b < J::v || b >= J::v + J::nv) return;
+        if constexpr (J::kind == JOINT_FREE_FLYER) {
+            const W quat[4] = {W(q[J::q + 3]), W(q[J::q + 4]), W(q[J::q + 5]), W(q[J::q + 6])};  // x, y, z, w
+            const int k = b - J::v;
+            if (k < 3) {
+                W unit[4], rot[9];
+                glass::lie_detail::quat_normalize_core<W, glass::QuatLayout::xyzw, false>(quat, unit);
+                glass::lie_detail::quat_to_rot_core<W, glass::QuatLayout::xyzw>(unit, rot);
+                for (int c = 0; c < 3; ++c) dq[J::q + c].d = rot[c + 3 * k];  // column k of R
+            } else {
+                // quat ⊗ [p; 0] = [w·p + v × p; −v·p] with p = e_{k−3}/2
+                W p[3] = {W(0), W(0), W(0)};
+                p[k - 3] = W(0.5);
+                const W vx = quat[0], vy = quat[1], vz = quat[2], w = quat[3];
+                dq[J::q + 3].d = w * p[0] + vy * p[2] - vz * p[1];
+                dq[J::q + 4].d = w * p[1] + vz * p[0] - vx * p[2];
+                dq[J::q + 5].d = w * p[2] + vx * p[1] - vy * p[0];
+                dq[J::q + 6].d = -(vx * p[0] + vy * p[1] + vz * p[2]);
+            }
+        } else {
+            dq[J::q].d = W(1);
+        }
+    });
+}
+
+GLASS_HD Vec3<Dual<SecondOrderScalar>> dual_gravity(Vec3<SecondOrderScalar> g) {
+    using W = SecondOrderScalar;
+    return Vec3<Dual<W>>{Dual<W>(g.x, W(0)), Dual<W>(g.y, W(0)), Dual<W>(g.z, W(0))};
+}
+
+// Nothing crosses threads: every direction runs in its thread's own (local) memory.
+template <class R, typename T>
+struct SecondOrderState {
+    T unused;
+};
+
+// One tangent direction of idsva_so: column b of each of its outputs, along q (item < NV) or along qd.
+// Outlined: the dual-number algorithms are compiled once per robot, not once per kernel and precision.
+template <class R>
+GLASS_HD_OUTLINED void idsva_so_direction(int item, AnyOutput d2tau_dq2, AnyOutput d2tau_dqdqd, AnyOutput d2tau_dqd2,
+                                          AnyOutput dM_dq, const SecondOrderScalar* q, const SecondOrderScalar* qd,
+                                          const SecondOrderScalar* qdd, Vec3<SecondOrderScalar> gravity) {
+    using D = Dual<SecondOrderScalar>;
+    const bool along_q = item < R::NV;
+    const int b = along_q ? item : item - R::NV;
+    D dq[R::NQ], dqd[R::NV], dqdd[R::NV];
+    seed_direction<R>(dq, dqd, dqdd, q, qd, qdd, along_q, b);
+    RneaGradientState<R, D> st;
+    if (along_q) {
+        inverse_dynamics_gradient<R>(ThreadScope{}, DerivativeColumn{d2tau_dq2, R::NV, b},
+                                     DerivativeColumn{d2tau_dqdqd, R::NV, b}, dq, dqd, dqdd, st,
+                                     dual_gravity(gravity));
+        CrbaState<R, D> mst;
+        D M[R::NV * R::NV];
+        mass_matrix<R>(ThreadScope{}, M, dq, mst);
+        for (int k = 0; k < R::NV * R::NV; ++k) dM_dq.store(size_t(k) * R::NV + b, M[k].d);
+    } else {
+        // along qd only ∂²τ/∂qd² is new (∂(∂τ/∂q)/∂qd mirrors d2tau_dqdqd)
+        inverse_dynamics_gradient<R>(ThreadScope{}, DiscardOutput{}, DerivativeColumn{d2tau_dqd2, R::NV, b}, dq, dqd,
+                                     dqdd, st, dual_gravity(gravity));
+    }
+}
+
+// The inputs of a direction run in its working precision.
+template <class R, typename T>
+struct SecondOrderInputs {
+    SecondOrderScalar q[R::NQ], qd[R::NV], x[R::NV];
+    Vec3<SecondOrderScalar> gravity;
+    GLASS_HD SecondOrderInputs(const T* q_, const T* qd_, const T* x_, Vec3<T> g) {
+        for (int k = 0; k < R::NQ; ++k) q[k] = SecondOrderScalar(q_[k]);
+        for (int k = 0; k < R::NV; ++k) {
+            qd[k] = SecondOrderScalar(qd_[k]);
+            x[k] = SecondOrderScalar(x_[k]);
+        }
+        gravity = Vec3<SecondOrderScalar>{SecondOrderScalar(g.x), SecondOrderScalar(g.y), SecondOrderScalar(g.z)};
+    }
+};
+
+// d2tau_dq2 = ∂²τ/∂q², d2tau_dqdqd = ∂(∂τ/∂qd)/∂q, d2tau_dqd2 = ∂²τ/∂qd², dM_dq = ∂M/∂q at (q, qd, qdd).
+// The outputs are written straight from each direction's run (they may be global memory).
+template <class R, typename T, class S>
+GLASS_HD void idsva_so(const S& scope, T* d2tau_dq2, T* d2tau_dqdqd, T* d2tau_dqd2, T* dM_dq, const T* q,
+                       const T* qd, const T* qdd, SecondOrderState<R, T>&, Vec3<T> gravity) {
+    for_each_item<2 * R::NV>(scope, [&](int item) {
+        const SecondOrderInputs<R, T> in(q, qd, qdd, gravity);
+        idsva_so_direction<R>(item, any_output(d2tau_dq2), any_output(d2tau_dqdqd), any_output(d2tau_dqd2),
+                              any_output(dM_dq), in.q, in.qd, in.x, in.gravity);
+    });
+    scope.sync();
+}
+
+// One tangent direction of fdsva_so (see idsva_so_direction).
+template <class R>
+GLASS_HD_OUTLINED void fdsva_so_direction(int item, AnyOutput d2qdd_dq2, AnyOutput d2qdd_dqdqd, AnyOutput d2qdd_dqd2,
+                                          AnyOutput dMinv_dq, const SecondOrderScalar* q, const SecondOrderScalar* qd,
+                                          const SecondOrderScalar* tau, Vec3<SecondOrderScalar> gravity) {
+    using D = Dual<SecondOrderScalar>;
+    constexpr int NV2 = R::NV * R::NV;
+    const bool along_q = item < R::NV;
+    const int b = along_q ? item : item - R::NV;
+    D dq[R::NQ], dqd[R::NV], dtau[R::NV];
+    seed_direction<R>(dq, dqd, dtau, q, qd, tau, along_q, b);
+    D dqdd_dq[NV2], dqdd_dqd[NV2], Minv[NV2];
+    FdGradientState<R, D> st;
+    forward_dynamics_gradient<R>(ThreadScope{}, dqdd_dq, dqdd_dqd, Minv, dq, dqd, dtau, st, dual_gravity(gravity));
+    for (int k = 0; k < NV2; ++k) {
+        const size_t at = size_t(k) * R::NV + b;
+        if (along_q) {
+            d2qdd_dq2.store(at, dqdd_dq[k].d);
+            d2qdd_dqdqd.store(at, dqdd_dqd[k].d);
+            dMinv_dq.store(at, Minv[k].d);
+        } else {
+            d2qdd_dqd2.store(at, dqdd_dqd[k].d);
+        }
+    }
+}
+
+// d2qdd_dq2 = ∂²qdd/∂q², d2qdd_dqdqd = ∂(∂qdd/∂qd)/∂q, d2qdd_dqd2 = ∂²qdd/∂qd², dMinv_dq = ∂M⁻¹/∂q of
+// qdd = FD(q, qd, τ) at fixed τ (total derivatives: qdd moves with q and qd).
+template <class R, typename T, class S>
+GLASS_HD void fdsva_so(const S& scope, T* d2qdd_dq2, T* d2qdd_dqdqd, T* d2qdd_dqd2, T* dMinv_dq, const T* q,
+                       const T* qd, const T* tau, SecondOrderState<R, T>&, Vec3<T> gravity) {
+    for_each_item<2 * R::NV>(scope, [&](int item) {
+        const SecondOrderInputs<R, T> in(q, qd, tau, gravity);
+        fdsva_so_direction<R>(item, any_output(d2qdd_dq2), any_output(d2qdd_dqdqd), any_output(d2qdd_dqd2),
+                              any_output(dMinv_dq), in.q, in.qd, in.x, in.gravity);
+    });
+    scope.sync();
+}
+
+}  // namespace algorithms
+}  // namespace grid
