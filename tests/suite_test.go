@@ -73,6 +73,7 @@ type robotEntry struct {
 	Name     string `json:"name"`
 	URDF     string `json:"urdf"` // shared:<file> | erd:<path in example-robot-data> | repo:<path>
 	Floating bool   `json:"floating"`
+	Long     bool   `json:"long"` // tested only with GRID_LONG_TESTS=1 (see testrobots.LongEnv)
 }
 
 func loadRobots(t *testing.T, root string) []robotEntry {
@@ -306,7 +307,15 @@ func TestPython(t *testing.T) {
 		t.Fatalf("the Python test environment is missing (%s: %v): run `go tool mage venv` in %s to create "+
 			".venv with jax, numpy, pytest, pin and example-robot-data from tests/requirements.txt", python, err, root)
 	}
-	robots := loadRobots(t, root)
+	var robots []robotEntry
+	for _, r := range loadRobots(t, root) {
+		if r.Long && os.Getenv(testrobots.LongEnv) != "1" {
+			// a skipped subtest, so that the summary names what was left out and how to include it
+			t.Run(r.Name, func(t *testing.T) { testrobots.SkipLong(t, r.Name) })
+			continue
+		}
+		robots = append(robots, r)
+	}
 	buildRoot := filepath.Join(root, "build", "pytest")
 	failures := buildRobots(t, root, buildRoot, robots)
 	// Reported last, after pytest's output, so the cause of RobotNotBuiltError cases ends the log.

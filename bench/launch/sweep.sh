@@ -6,7 +6,8 @@
 # Compiles each robot's sweep twice, with every kernel's __launch_bounds__ at 256 threads (ptxas may use up
 # to 255 registers) and at 1024 (64 registers), all in parallel, then times them one robot at a time:
 # every shape up to 256 threads in the first build, the baked one (and WIDE_SHAPES) in the second.
-# ALGORITHMS (comma-separated) narrows the entry points.
+# ALGORITHMS (comma-separated) narrows the entry points; BOUNDS (default "256 1024") the builds; PHASES
+# (default "build run") lets the builds and the timings run in separate sessions of a machine that keeps them.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tune=${1:?usage: sweep.sh TUNE_DIR RESULTS_DIR}
@@ -27,19 +28,28 @@ status=0
 build() {
   local dir=$1 bound=$2 start
   start=$(date +%s)
-  if "$nvcc" -O3 -arch="$arch" -std=c++17 -DGRID_MAX_THREADS="$bound" -I "$root/kernels" -I "$dir" "$dir/sweep.cu" \
-    -o "$dir/sweep_$bound" >"$dir/build_$bound.txt" 2>&1; then
+  if NVCC=$nvcc JOBS=$jobs bash "$root/tests/gpu/nvcc_split.sh" "$dir/sweep_$bound" "$dir/sweep.cu" "$dir" -O3 -arch="$arch" \
+    -std=c++17 -DGRID_MAX_THREADS="$bound" -I "$root/kernels" >"$dir/build_$bound.txt" 2>&1; then
     echo "# built $(basename "$dir") max_threads $bound in $(( $(date +%s) - start )) s" >>"$dir/build_$bound.txt"
   else
     echo "# BUILD FAILED $(basename "$dir") max_threads $bound" >>"$dir/build_$bound.txt"
   fi
 }
+bounds=${BOUNDS:-"256 1024"}
+phases=${PHASES:-"build run"}
+# every robot's builds side by side, each with its share of the cores over its entry points (nvcc_split.sh)
+builds=$(( $(echo $bounds | wc -w) * $(ls -d "$tune"/*/ | wc -l) ))
+jobs=$(( $(nproc) / (builds > 0 ? builds : 1) ))
+jobs=$(( jobs > 2 ? jobs : 2 ))
+if [[ $phases == *build* ]]; then
+  for dir in "$tune"/*/; do
+    for bound in $bounds; do build "$dir" "$bound" & done
+  done
+  wait
+fi
 for dir in "$tune"/*/; do
-  for bound in 256 1024; do build "$dir" "$bound" & done
-done
-wait
-for dir in "$tune"/*/; do
-  for bound in 256 1024; do
+  [[ $phases == *run* ]] || break
+  for bound in $bounds; do
     grep '^#' "$dir/build_$bound.txt" >>"$results"
     if [ ! -x "$dir/sweep_$bound" ]; then
       tail -n 20 "$dir/build_$bound.txt"; status=1; continue

@@ -87,7 +87,7 @@ func generateFFI(robot string, entries []*entry) string {
 				})
 				w.line("template <typename T>")
 				w.block("static cudaError_t configure()", func() {
-					w.line("return grid::set_smem_limit<grid::%s_kernel<T>>(grid::%s_DEVICE_SMEM_BYTES<T>());", e.name, e.upper())
+					w.line("return grid::%s_configure<T>();", e.name)
 				})
 				w.line("#endif")
 			}, ";")

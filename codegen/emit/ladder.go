@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -295,6 +296,14 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("%s_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), block, smem, stream>>>(%s, num_samples);", e.name, strings.Join(append(dcall, pcall...), ", "))
 		w.line("return cudaGetLastError();")
 	})
+	w.blank()
+	w.line("/// Raises %s_kernel's dynamic shared-memory limit for its default launch shape on the current device", e.name)
+	w.line("/// (once per device); %s_launch does the same for the shape it is given.", e.name)
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("cudaError_t %s_configure()", e.name), func() {
+		w.line("return set_smem_limit<%s_kernel<T>>(%s_DEVICE_SMEM_BYTES<T>());", e.name, up)
+	})
+	e.emitSeparateInstantiation(w, append(bdecl, pdecl...))
 	w.line("#endif")
 	w.blank()
 
@@ -340,3 +349,28 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	})
 	w.blank()
 }
+
+// emitSeparateInstantiation lets a CUDA build compile each entry point in its own translation unit, in
+// parallel (the kernels of a large robot take minutes each): with GRID_SEPARATE_ENTRIES defined, the unit
+// that also defines GRID_ENTRY_<NAME> instantiates the entry's launch functions, and every other unit only
+// declares them.
+func (e *entry) emitSeparateInstantiation(w *writer, params []string) {
+	typed := func(t string) string {
+		return typeParam.ReplaceAllString(strings.Join(params, ", "), t)
+	}
+	guard := "GRID_ENTRY_" + e.upper()
+	emit := func(prefix string) {
+		for _, t := range []string{"float", "double"} {
+			w.line("%stemplate cudaError_t %s_launch<%s>(%s, int num_samples, cudaStream_t stream, LaunchShape shape);", prefix, e.name, t, typed(t))
+			w.line("%stemplate cudaError_t %s_configure<%s>();", prefix, e.name, t)
+		}
+	}
+	w.line("#if defined(GRID_SEPARATE_ENTRIES) && defined(%s)", guard)
+	emit("")
+	w.line("#elif defined(GRID_SEPARATE_ENTRIES)")
+	emit("extern ")
+	w.line("#endif")
+}
+
+// typeParam matches the template parameter T in a C++ parameter list.
+var typeParam = regexp.MustCompile(`\bT\b`)

@@ -22,7 +22,7 @@ var Batches = []int{1, 16, 256, 4096, 65536}
 // Shapes are the launch shapes (threads per sample, samples per block) the sweep tries, each where it fits
 // a kernel's MAX_THREADS: a sample per thread, sub-warp, warp and multi-warp groups, one sample per block.
 var Shapes = [][2]int{
-	{1, 32}, {1, 64}, {1, 128}, {2, 64}, {4, 32}, {8, 16}, {16, 8},
+	{1, 32}, {1, 64}, {1, 128}, {1, 256}, {2, 64}, {4, 32}, {8, 16}, {16, 8},
 	{32, 1}, {32, 4}, {64, 1}, {64, 2}, {128, 1}, {256, 1},
 }
 

@@ -80,3 +80,24 @@ func WithExampleRobots(t testing.TB) []Robot {
 		Robot{Name: "erd_double_pendulum", Path: ExampleRobotData(t, "double_pendulum_description/urdf/double_pendulum_continuous.urdf")},
 	)
 }
+
+// LongEnv set to 1 includes the long robots in the suites.
+const LongEnv = "GRID_LONG_TESTS"
+
+// long names the robots whose fully unrolled kernels take the compiler minutes per entry point (24 or
+// more velocity coordinates): the suites test them only when GRID_LONG_TESTS=1, so that the default run
+// stays within a CI machine's time.
+var long = map[string]bool{
+	"atlas": true, "panda_ext_24dof": true, "g1_29dof": true, "h1_2": true, "erd_tiago": true, "erd_talos": true,
+}
+
+// IsLong reports whether a robot is tested only with GRID_LONG_TESTS=1.
+func IsLong(name string) bool { return long[name] }
+
+// SkipLong skips t for a long robot unless GRID_LONG_TESTS=1, naming the way to run it.
+func SkipLong(t testing.TB, name string) {
+	t.Helper()
+	if long[name] && os.Getenv(LongEnv) != "1" {
+		t.Skipf("%s: kernels take minutes to compile; %s=1 tests it", name, LongEnv)
+	}
+}

@@ -35,11 +35,16 @@ status=0
 build() {
   local dir=$1 start end
   start=$(date +%s%N)
-  if "$nvcc" -O2 -arch="$arch" -std=c++17 -I "$root/kernels" -I "$dir" "$dir/driver.cu" -o "$dir/driver" >"$dir/build.txt" 2>&1; then
+  if NVCC=$nvcc JOBS=$jobs bash "$root/tests/gpu/nvcc_split.sh" "$dir/driver" "$dir/driver.cu" "$dir" -O2 -arch="$arch" \
+    -std=c++17 -I "$root/kernels" >"$dir/build.txt" 2>&1; then
     end=$(date +%s%N)
     echo $(( (end - start) / 1000000 )) >"$dir/build_ms"
   fi
 }
+# robots build side by side, each with its share of the cores over its entry points (nvcc_split.sh)
+robots=$(ls -d "$check"/*/ | wc -l)
+jobs=$(( $(nproc) / (robots > 0 ? robots : 1) ))
+jobs=$(( jobs > 2 ? jobs : 2 ))
 if [[ $phases == *build* ]]; then
   for dir in "$check"/*/; do build "$dir" & done
   wait

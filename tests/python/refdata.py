@@ -60,10 +60,16 @@ CUSTOM = ("inverse_dynamics", "bias_forces", "gravity_forces", "forward_dynamics
 CUSTOM_KEYS = tuple(f"custom_gravity_{k}" for k in CUSTOM)
 
 
+LONG_ENV = "GRID_LONG_TESTS"
+
+
 def robot_set() -> list[conventions.Robot]:
-    """The suite's robots, from robots.json (which tests/suite_test.go builds)."""
+    """The suite's robots, from robots.json (which tests/suite_test.go builds): those marked long only when
+    GRID_LONG_TESTS=1, as tests/suite_test.go builds them."""
     doc = json.loads(ROBOTS_FILE.read_text())
-    return [conventions.Robot(r["name"], r["urdf"], bool(r["floating"]), int(r["seed"])) for r in doc["robots"]]
+    long_too = os.environ.get(LONG_ENV, "") == "1"
+    return [conventions.Robot(r["name"], r["urdf"], bool(r["floating"]), int(r["seed"]))
+            for r in doc["robots"] if long_too or not r.get("long", False)]
 
 
 def robot_names() -> list[str]:

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds a program that includes a robot's grid.cuh with one translation unit per entry point, compiled in
+# parallel, then linked (the kernels of one entry point take a large robot's compiler minutes; together in
+# one unit they would run one after another):
+#   nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]
+# $NVCC names nvcc (default: nvcc on PATH); $JOBS the parallel compiles (default: all cores).
+set -euo pipefail
+out=${1:?usage: nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]}
+main=${2:?usage}
+dir=${3:?usage}
+shift 3
+nvcc=${NVCC:-nvcc}
+jobs=${JOBS:-$(nproc)}
+objs="$out.objs"
+rm -rf "$objs"
+mkdir -p "$objs"
+entries=$(grep -o 'defined(GRID_ENTRY_[A-Z0-9_]*)' "$dir/grid.cuh" | sed 's/defined(GRID_ENTRY_\(.*\))/\1/' | sort -u)
+for e in $entries; do
+  printf '#define GRID_ENTRY_%s\n#include "grid.cuh"\n' "$e" >"$objs/$e.cu"
+done
+cp "$main" "$objs/main.cu"
+# every unit is compiled with -DGRID_SEPARATE_ENTRIES so that the main one only declares the entry points
+ls "$objs"/*.cu | xargs -P "$jobs" -I{} sh -c 'n=$0; d=$1; shift; "$n" -c -DGRID_SEPARATE_ENTRIES -I "$d" "$@" {} -o {}.o || { echo "FAILED: {}"; exit 255; }' \
+  "$nvcc" "$dir" "$@"
+"$nvcc" "$@" "$objs"/*.o -o "$out"
