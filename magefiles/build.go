@@ -85,17 +85,30 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 	cpuArgs := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
 		"-fvisibility-inlines-hidden", "-Wall", "-Wextra", define}, includes...)
 	cpuArgs = append(cpuArgs, filepath.Join(ffiDir, "ffi_cpu.cc"))
-	if err := compileLibrary(cxx, cpuArgs, filepath.Join(dir, cpuLibrary)); err != nil {
+	// The CPU library compiles while the CUDA one does: each takes minutes for a large robot.
+	cpuDone := make(chan error, 1)
+	go func() { cpuDone <- compileLibrary(cxx, cpuArgs, filepath.Join(dir, cpuLibrary)) }()
+	cudaErr := buildCUDALibrary(withCUDA, nvcc, define, includes, dir)
+	if err := <-cpuDone; err != nil {
 		return err
 	}
+	if cudaErr != nil {
+		return cudaErr
+	}
+	fmt.Printf("%s: built in %v\n", dir, time.Since(start).Round(time.Millisecond))
+	return nil
+}
 
+// buildCUDALibrary compiles the CUDA handler library into dir when withCUDA, and otherwise removes a stale one.
+func buildCUDALibrary(withCUDA bool, nvcc, define string, includes []string, dir string) error {
 	if withCUDA {
 		cudaArgs := cudaCompileArgs(define, includes)
+		var link []string
 		// The nvidia-cuda-nvcc wheel keeps the static runtime in ../lib, where nvcc does not look by itself.
 		if lib := filepath.Join(filepath.Dir(nvcc), "..", "lib"); fileExists(filepath.Join(lib, "libcudart_static.a")) {
-			cudaArgs = append(cudaArgs, "-L", lib)
+			link = append(link, "-L", lib)
 		}
-		if err := compileLibrary(nvcc, cudaArgs, filepath.Join(dir, cudaLibrary)); err != nil {
+		if err := compileCUDALibrary(nvcc, cudaArgs[:len(cudaArgs)-1], link, dir, filepath.Join(dir, cudaLibrary)); err != nil {
 			return err
 		}
 	} else if stale := filepath.Join(dir, cudaLibrary); fileExists(stale) {
@@ -105,7 +118,6 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 		}
 		fmt.Printf("removed %s from an earlier build (no -cuda this time)\n", stale)
 	}
-	fmt.Printf("%s: built in %v\n", dir, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
