@@ -20,43 +20,69 @@
 namespace grid {
 namespace algorithms {
 
-// Every direction runs in double precision, whatever the output precision: one instantiation of the
+// float and double outputs share one run per direction in double precision: one instantiation of the
 // dual-number algorithms per robot instead of two (they dominate a robot's compile time), and float outputs
-// without float's cancellation in second differences.
-using SecondOrderScalar = double;
+// without float's cancellation in second differences. Other scalar types (the flop counter's) run in their
+// own type.
 
 // An output array of either precision, so that one compiled direction run serves float and double callers.
 struct AnyOutput {
     float* f;
     double* d;
-    GLASS_HD void store(size_t k, SecondOrderScalar v) const {
+    GLASS_HD void store(size_t k, double v) const {
         if (f) {
             f[k] = float(v);
         } else {
-            d[k] = double(v);
+            d[k] = v;
         }
     }
 };
 
-GLASS_HD AnyOutput any_output(float* p) { return AnyOutput{p, nullptr}; }
-GLASS_HD AnyOutput any_output(double* p) { return AnyOutput{nullptr, p}; }
+// An output array of the working type itself.
+template <typename T>
+struct TypedOutput {
+    T* p;
+    GLASS_HD void store(size_t k, const T& v) const { p[k] = v; }
+};
+
+// The working type W of the direction runs for outputs of type T, and how their outputs are passed.
+template <typename T>
+struct SecondOrderPrecision {
+    using W = T;
+    using Out = TypedOutput<T>;
+    GLASS_HD static Out output(T* p) { return Out{p}; }
+};
+template <>
+struct SecondOrderPrecision<float> {
+    using W = double;
+    using Out = AnyOutput;
+    GLASS_HD static Out output(float* p) { return AnyOutput{p, nullptr}; }
+};
+template <>
+struct SecondOrderPrecision<double> {
+    using W = double;
+    using Out = AnyOutput;
+    GLASS_HD static Out output(double* p) { return AnyOutput{nullptr, p}; }
+};
 
 // Writes the derivative part of entry k to out[k·NV + b]: column b of a second-order tensor.
+template <typename W, class Out>
 struct DerivativeColumn {
-    AnyOutput out;
+    Out out;
     int nv, b;
     struct Slot {
-        AnyOutput out;
+        Out out;
         size_t at;
-        GLASS_HD void operator=(const Dual<SecondOrderScalar>& x) { out.store(at, x.d); }
+        GLASS_HD void operator=(const Dual<W>& x) { out.store(at, x.d); }
     };
     GLASS_HD Slot operator[](int k) const { return Slot{out, size_t(k) * size_t(nv) + size_t(b)}; }
 };
 
 // An output nobody reads: its entries are not stored.
+template <typename W>
 struct DiscardOutput {
     struct Slot {
-        GLASS_HD void operator=(const Dual<SecondOrderScalar>&) {}
+        GLASS_HD void operator=(const Dual<W>&) {}
     };
     GLASS_HD Slot operator[](int) const { return Slot{}; }
 };
@@ -73,7 +99,7 @@ GLASS_HD void seed_direction(Dual<W>* dq, Dual<W>* dqd, Dual<W>* dx, const T* q,
         dx[k] = Dual<W>(W(x[k]), W(0));
     }
     if (!along_q) {
-        dqd[b].d = T(1);
+        dqd[b].d = W(1);
         return;
     }
     static_for<R::NB>([&](auto i) {
@@ -103,8 +129,8 @@ GLASS_HD void seed_direction(Dual<W>* dq, Dual<W>* dqd, Dual<W>* dx, const T* q,
     });
 }
 
-GLASS_HD Vec3<Dual<SecondOrderScalar>> dual_gravity(Vec3<SecondOrderScalar> g) {
-    using W = SecondOrderScalar;
+template <typename W>
+GLASS_HD Vec3<Dual<W>> dual_gravity(Vec3<W> g) {
     return Vec3<Dual<W>>{Dual<W>(g.x, W(0)), Dual<W>(g.y, W(0)), Dual<W>(g.z, W(0))};
 }
 
@@ -116,19 +142,18 @@ struct SecondOrderState {
 
 // One tangent direction of idsva_so: column b of each of its outputs, along q (item < NV) or along qd.
 // Outlined: the dual-number algorithms are compiled once per robot, not once per kernel and precision.
-template <class R>
-GLASS_HD_OUTLINED void idsva_so_direction(int item, AnyOutput d2tau_dq2, AnyOutput d2tau_dqdqd, AnyOutput d2tau_dqd2,
-                                          AnyOutput dM_dq, const SecondOrderScalar* q, const SecondOrderScalar* qd,
-                                          const SecondOrderScalar* qdd, Vec3<SecondOrderScalar> gravity) {
-    using D = Dual<SecondOrderScalar>;
+template <class R, typename W, class Out>
+GLASS_HD_OUTLINED void idsva_so_direction(int item, Out d2tau_dq2, Out d2tau_dqdqd, Out d2tau_dqd2, Out dM_dq, const W* q,
+                                          const W* qd, const W* qdd, Vec3<W> gravity) {
+    using D = Dual<W>;
     const bool along_q = item < R::NV;
     const int b = along_q ? item : item - R::NV;
     D dq[R::NQ], dqd[R::NV], dqdd[R::NV];
     seed_direction<R>(dq, dqd, dqdd, q, qd, qdd, along_q, b);
     RneaGradientState<R, D> st;
     if (along_q) {
-        inverse_dynamics_gradient<R>(ThreadScope{}, DerivativeColumn{d2tau_dq2, R::NV, b},
-                                     DerivativeColumn{d2tau_dqdqd, R::NV, b}, dq, dqd, dqdd, st,
+        inverse_dynamics_gradient<R>(ThreadScope{}, DerivativeColumn<W, Out>{d2tau_dq2, R::NV, b},
+                                     DerivativeColumn<W, Out>{d2tau_dqdqd, R::NV, b}, dq, dqd, dqdd, st,
                                      dual_gravity(gravity));
         CrbaState<R, D> mst;
         D M[R::NV * R::NV];
@@ -136,23 +161,23 @@ GLASS_HD_OUTLINED void idsva_so_direction(int item, AnyOutput d2tau_dq2, AnyOutp
         for (int k = 0; k < R::NV * R::NV; ++k) dM_dq.store(size_t(k) * R::NV + b, M[k].d);
     } else {
         // along qd only ∂²τ/∂qd² is new (∂(∂τ/∂q)/∂qd mirrors d2tau_dqdqd)
-        inverse_dynamics_gradient<R>(ThreadScope{}, DiscardOutput{}, DerivativeColumn{d2tau_dqd2, R::NV, b}, dq, dqd,
-                                     dqdd, st, dual_gravity(gravity));
+        inverse_dynamics_gradient<R>(ThreadScope{}, DiscardOutput<W>{}, DerivativeColumn<W, Out>{d2tau_dqd2, R::NV, b},
+                                     dq, dqd, dqdd, st, dual_gravity(gravity));
     }
 }
 
 // The inputs of a direction run in its working precision.
-template <class R, typename T>
+template <class R, typename T, typename W = typename SecondOrderPrecision<T>::W>
 struct SecondOrderInputs {
-    SecondOrderScalar q[R::NQ], qd[R::NV], x[R::NV];
-    Vec3<SecondOrderScalar> gravity;
+    W q[R::NQ], qd[R::NV], x[R::NV];
+    Vec3<W> gravity;
     GLASS_HD SecondOrderInputs(const T* q_, const T* qd_, const T* x_, Vec3<T> g) {
-        for (int k = 0; k < R::NQ; ++k) q[k] = SecondOrderScalar(q_[k]);
+        for (int k = 0; k < R::NQ; ++k) q[k] = W(q_[k]);
         for (int k = 0; k < R::NV; ++k) {
-            qd[k] = SecondOrderScalar(qd_[k]);
-            x[k] = SecondOrderScalar(x_[k]);
+            qd[k] = W(qd_[k]);
+            x[k] = W(x_[k]);
         }
-        gravity = Vec3<SecondOrderScalar>{SecondOrderScalar(g.x), SecondOrderScalar(g.y), SecondOrderScalar(g.z)};
+        gravity = Vec3<W>{W(g.x), W(g.y), W(g.z)};
     }
 };
 
@@ -162,19 +187,19 @@ template <class R, typename T, class S>
 GLASS_HD void idsva_so(const S& scope, T* d2tau_dq2, T* d2tau_dqdqd, T* d2tau_dqd2, T* dM_dq, const T* q,
                        const T* qd, const T* qdd, SecondOrderState<R, T>&, Vec3<T> gravity) {
     for_each_item<2 * R::NV>(scope, [&](int item) {
+        using P = SecondOrderPrecision<T>;
         const SecondOrderInputs<R, T> in(q, qd, qdd, gravity);
-        idsva_so_direction<R>(item, any_output(d2tau_dq2), any_output(d2tau_dqdqd), any_output(d2tau_dqd2),
-                              any_output(dM_dq), in.q, in.qd, in.x, in.gravity);
+        idsva_so_direction<R>(item, P::output(d2tau_dq2), P::output(d2tau_dqdqd), P::output(d2tau_dqd2),
+                              P::output(dM_dq), in.q, in.qd, in.x, in.gravity);
     });
     scope.sync();
 }
 
 // One tangent direction of fdsva_so (see idsva_so_direction).
-template <class R>
-GLASS_HD_OUTLINED void fdsva_so_direction(int item, AnyOutput d2qdd_dq2, AnyOutput d2qdd_dqdqd, AnyOutput d2qdd_dqd2,
-                                          AnyOutput dMinv_dq, const SecondOrderScalar* q, const SecondOrderScalar* qd,
-                                          const SecondOrderScalar* tau, Vec3<SecondOrderScalar> gravity) {
-    using D = Dual<SecondOrderScalar>;
+template <class R, typename W, class Out>
+GLASS_HD_OUTLINED void fdsva_so_direction(int item, Out d2qdd_dq2, Out d2qdd_dqdqd, Out d2qdd_dqd2, Out dMinv_dq,
+                                          const W* q, const W* qd, const W* tau, Vec3<W> gravity) {
+    using D = Dual<W>;
     constexpr int NV2 = R::NV * R::NV;
     const bool along_q = item < R::NV;
     const int b = along_q ? item : item - R::NV;
@@ -201,9 +226,10 @@ template <class R, typename T, class S>
 GLASS_HD void fdsva_so(const S& scope, T* d2qdd_dq2, T* d2qdd_dqdqd, T* d2qdd_dqd2, T* dMinv_dq, const T* q,
                        const T* qd, const T* tau, SecondOrderState<R, T>&, Vec3<T> gravity) {
     for_each_item<2 * R::NV>(scope, [&](int item) {
+        using P = SecondOrderPrecision<T>;
         const SecondOrderInputs<R, T> in(q, qd, tau, gravity);
-        fdsva_so_direction<R>(item, any_output(d2qdd_dq2), any_output(d2qdd_dqdqd), any_output(d2qdd_dqd2),
-                              any_output(dMinv_dq), in.q, in.qd, in.x, in.gravity);
+        fdsva_so_direction<R>(item, P::output(d2qdd_dq2), P::output(d2qdd_dqdqd), P::output(d2qdd_dqd2),
+                              P::output(dMinv_dq), in.q, in.qd, in.x, in.gravity);
     });
     scope.sync();
 }
