@@ -156,6 +156,19 @@ inline const flopcount::Num<float>* pick<flopcount::Num<float>>(const float* f, 
 
 #include GRID_HEADER
 
+// Second-order derivatives run in double for float outputs (grid/algorithms/second_order.cuh): the counted
+// float run does the same, so that its outputs match the plain run's.
+template <>
+struct grid::algorithms::SecondOrderPrecision<flopcount::Num<float>> {
+    using W = flopcount::Num<double>;
+    struct Out {
+        flopcount::Num<float>* p;
+        void store(size_t k, const W& v) const { p[k] = flopcount::Num<float>::make(float(v.v)); }
+    };
+    static Out output(flopcount::Num<float>* p) { return Out{p}; }
+    static W input(const flopcount::Num<float>& x) { return W::make(double(x.v)); }
+};
+
 // The call table (generated per robot from metadata.json) defines:
 //   kNumAlgorithms, kNumSamples
 //   kAlgorithms[a]: name, number of inputs and outputs, their element counts and input sources

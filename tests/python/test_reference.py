@@ -28,7 +28,7 @@ def test_reference_source(reference, tmp_path):
             reference(name)  # every stored reference loads and matches robots.json
         assert "pinocchio" not in sys.modules, "Pinocchio was imported in reference mode"
         return
-    for name in ("iiwa", "go2", "erd_tiago"):
+    for name in ("iiwa", "go2", "erd_panda"):
         ref = reference(name)
         refdata.save(ref, tmp_path / f"{name}.npz")
         _same(ref, refdata.load(ref.robot, tmp_path))

@@ -51,18 +51,21 @@ struct SecondOrderPrecision {
     using W = T;
     using Out = TypedOutput<T>;
     GLASS_HD static Out output(T* p) { return Out{p}; }
+    GLASS_HD static W input(const T& x) { return x; }
 };
 template <>
 struct SecondOrderPrecision<float> {
     using W = double;
     using Out = AnyOutput;
     GLASS_HD static Out output(float* p) { return AnyOutput{p, nullptr}; }
+    GLASS_HD static W input(float x) { return W(x); }
 };
 template <>
 struct SecondOrderPrecision<double> {
     using W = double;
     using Out = AnyOutput;
     GLASS_HD static Out output(double* p) { return AnyOutput{nullptr, p}; }
+    GLASS_HD static W input(double x) { return x; }
 };
 
 // Writes the derivative part of entry k to out[k·NV + b]: column b of a second-order tensor.
@@ -167,17 +170,18 @@ GLASS_HD_OUTLINED void idsva_so_direction(int item, Out d2tau_dq2, Out d2tau_dqd
 }
 
 // The inputs of a direction run in its working precision.
-template <class R, typename T, typename W = typename SecondOrderPrecision<T>::W>
+template <class R, typename T, class P = SecondOrderPrecision<T>>
 struct SecondOrderInputs {
+    using W = typename P::W;
     W q[R::NQ], qd[R::NV], x[R::NV];
     Vec3<W> gravity;
     GLASS_HD SecondOrderInputs(const T* q_, const T* qd_, const T* x_, Vec3<T> g) {
-        for (int k = 0; k < R::NQ; ++k) q[k] = W(q_[k]);
+        for (int k = 0; k < R::NQ; ++k) q[k] = P::input(q_[k]);
         for (int k = 0; k < R::NV; ++k) {
-            qd[k] = W(qd_[k]);
-            x[k] = W(x_[k]);
+            qd[k] = P::input(qd_[k]);
+            x[k] = P::input(x_[k]);
         }
-        gravity = Vec3<W>{W(g.x), W(g.y), W(g.z)};
+        gravity = Vec3<W>{P::input(g.x), P::input(g.y), P::input(g.z)};
     }
 };
 
