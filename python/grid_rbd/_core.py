@@ -12,6 +12,7 @@ from typing import Any, Final, Self
 import numpy as np
 import numpy.typing as npt
 
+from . import configuration
 from ._artifacts import find_robot
 from ._ffi import LoadedRobot, load_robot
 from ._metadata import AlgorithmInfo
@@ -254,6 +255,41 @@ class RobotBase:
     def has_cuda(self) -> bool:
         """Whether CUDA kernels were registered (the build has ``libgrid_rbd_cuda.so`` and it loaded)."""
         return self._robot.cuda
+
+    # Configuration space ---------------------------------------------------------------------------
+
+    # The array namespace of the configuration operations (jax.numpy in JaxRobotHandle).
+    _xp: Any = np
+
+    def _as_coordinates(self, name: str, x: Any, n: int, what: str) -> Any:
+        a = self._xp.asarray(x)
+        if a.ndim < 1 or a.shape[-1] != n:
+            raise ValueError(
+                f"{self.name}: {name} must have shape (..., {n}) ({what}), got {tuple(a.shape)}"
+            )
+        if not self._xp.issubdtype(a.dtype, self._xp.floating):
+            a = a.astype(self._xp.result_type(float))
+        return a
+
+    def neutral(self) -> Any:
+        """The neutral configuration, shape ``(nq,)``: zero joint coordinates, the identity free-flyer pose
+        (``[0 0 0 0 0 0 1]``, quaternion ``xyzw``), as Pinocchio's ``neutral``."""
+        return configuration.neutral(self._robot.metadata.joints, self.nq, self._xp)
+
+    def integrate(self, q: Any, v: Any) -> Any:
+        """``q ⊕ v``, shape ``(..., nq)``: the configuration reached from ``q`` (``(..., nq)``, quaternions
+        ``xyzw``) by the tangent vector ``v`` (``(..., nv)``) in unit time, as Pinocchio's ``integrate``:
+        ``q + v`` per joint coordinate, ``M·exp6([v_lin; ω])`` for a free-flyer (twist in the base frame)."""
+        q = self._as_coordinates("q", q, self.nq, "configurations")
+        v = self._as_coordinates("v", v, self.nv, "tangent vectors")
+        return configuration.integrate(self._robot.metadata.joints, q, v, self._xp)
+
+    def difference(self, q0: Any, q1: Any) -> Any:
+        """The tangent vector ``v`` (``(..., nv)``) with ``integrate(q0, v) == q1``, as Pinocchio's
+        ``difference`` (a free-flyer's part is ``log6(M0⁻¹·M1)``, the shorter rotation)."""
+        q0 = self._as_coordinates("q0", q0, self.nq, "configurations")
+        q1 = self._as_coordinates("q1", q1, self.nq, "configurations")
+        return configuration.difference(self._robot.metadata.joints, q0, q1, self._xp)
 
     def frame_index(self, frame: str | int) -> int:
         """Resolves a frame name or index to a non-negative frame index.

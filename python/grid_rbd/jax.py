@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 from jax.typing import ArrayLike
 
-from . import _autodiff
+from . import _autodiff, configuration
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
 
 __all__ = ["JaxRobotHandle"]
@@ -94,6 +94,34 @@ class JaxRobotHandle(RobotBase):
           gravity: three finite numbers, world coordinates, m/s².
         """
         return self._with(parse_gravity(gravity))
+
+    _xp = jnp
+
+    def random_configuration(
+        self, key: jax.Array, shape: Sequence[int] = (), dtype: npt.DTypeLike | None = None
+    ) -> jax.Array:
+        """Random configurations of shape ``(*shape, nq)`` from a ``jax.random`` key (jittable).
+
+        Joint coordinates are uniform within the URDF limits (``[-π, π]`` where there are none); a free-flyer's
+        position is uniform in ``[-1, 1]³`` and its quaternion (``xyzw``) uniform over the rotations.
+
+        Args:
+          key: a ``jax.random`` key.
+          shape: leading batch shape.
+          dtype: float dtype (default: JAX's default float).
+        """
+        batch = tuple(int(n) for n in shape)
+        dt = jnp.dtype(dtype) if dtype is not None else jnp.result_type(float)
+        k_uniform, k_normal = jax.random.split(key)
+        return configuration.random_configuration(
+            self._robot.metadata.joints,
+            self.nq,
+            uniform=lambda lo, hi: jax.random.uniform(
+                k_uniform, batch + lo.shape, dt, jnp.asarray(lo, dt), jnp.asarray(hi, dt)
+            ),
+            normal=lambda n: jax.random.normal(k_normal, batch + (n,), dt),
+            xp=jnp,
+        )
 
     # Kernel call ----------------------------------------------------------------------------------
 

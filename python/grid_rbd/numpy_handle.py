@@ -28,6 +28,7 @@ import jax
 import numpy as np
 import numpy.typing as npt
 
+from . import configuration
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
 from .jax import JaxRobotHandle
 
@@ -118,6 +119,27 @@ class RobotHandle(RobotBase):
           gravity: three finite numbers, world coordinates, m/s².
         """
         return self._with(parse_gravity(gravity))
+
+    def random_configuration(
+        self, rng: np.random.Generator | int | None = None, shape: Sequence[int] = ()
+    ) -> npt.NDArray[np.float64]:
+        """Random configurations, float64 of shape ``(*shape, nq)``.
+
+        Joint coordinates are uniform within the URDF limits (``[-π, π]`` where there are none); a free-flyer's
+        position is uniform in ``[-1, 1]³`` and its quaternion (``xyzw``) uniform over the rotations.
+
+        Args:
+          rng: a NumPy generator, or a seed for one (``None``: fresh entropy).
+          shape: leading batch shape.
+        """
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        batch = tuple(int(n) for n in shape)
+        return configuration.random_configuration(
+            self._robot.metadata.joints,
+            self.nq,
+            uniform=lambda lo, hi: gen.uniform(lo, hi, size=batch + lo.shape),
+            normal=lambda n: gen.standard_normal(batch + (n,)),
+        )
 
     @property
     def jax_handle(self) -> JaxRobotHandle:
