@@ -3,11 +3,9 @@ package emit
 // secondOrderOutput is one NV×NV×NV output of a second-order entry point.
 type secondOrderOutput struct{ name, doc string }
 
-// emitSecondOrder writes a second-order entry point of grid/algorithms/second_order.cuh: every tangent
-// direction of q and every velocity coordinate is one run of a first-order algorithm on dual numbers, one
-// direction per thread of the sample group, each writing its column of the NV³ outputs straight to the
-// caller's memory.
-func emitSecondOrder(g *gen, name, doc, summary string, outputs []secondOrderOutput, inputs []buffer) {
+// emitSecondOrder writes a second-order entry point of grid/algorithms/second_order.cuh, whose state type is
+// state (temp elements): the NV³ outputs are written straight to the caller's memory.
+func emitSecondOrder(g *gen, name, doc, summary string, outputs []secondOrderOutput, inputs []buffer, state string, temp int) {
 	r, w := g.r, g.w
 	nv := r.NV
 	var outs []buffer
@@ -19,7 +17,6 @@ func emitSecondOrder(g *gen, name, doc, summary string, outputs []secondOrderOut
 	for _, in := range inputs {
 		docs = append(docs, "  s_"+in.name+" in: ["+shapeString(in)+"] "+in.doc)
 	}
-	const temp = 1 // sizeof(algorithms::SecondOrderState): every direction runs in its thread's own memory
 	g.innerDoc(summary, temp, append(docs,
 		"  gravity:   linear gravitational acceleration in world coordinates",
 		"[i][a][b] differentiates the first derivative's entry [i][a] along b; q directions are tangent",
@@ -35,7 +32,7 @@ func emitSecondOrder(g *gen, name, doc, summary string, outputs []secondOrderOut
 		temp:          temp,
 		globalOutputs: true,
 		algorithm:     name,
-		shared:        "SecondOrderState",
+		shared:        state,
 		directOutputs: true,
 	}
 	emitTemplateInner(w, e)
@@ -58,7 +55,9 @@ func emitIDSVASO(g *gen) {
 			{name: "q", size: r.NQ, doc: "configuration"},
 			{name: "qd", size: r.NV, doc: "velocity"},
 			{name: "qdd", size: r.NV, doc: "acceleration"},
-		})
+		},
+		// every direction runs in its thread's own memory: sizeof(SecondOrderState) is one element
+		"SecondOrderState", 1)
 }
 
 // emitFDSVASO writes fdsva_so: ∂²qdd/∂q², ∂(∂qdd/∂qd)/∂q, ∂²qdd/∂qd² and ∂M⁻¹/∂q at fixed τ.
@@ -77,5 +76,7 @@ func emitFDSVASO(g *gen) {
 			{name: "q", size: r.NQ, doc: "configuration"},
 			{name: "qd", size: r.NV, doc: "velocity"},
 			{name: "tau", size: r.NV, doc: "joint efforts"},
-		})
+		},
+		// FdsvaState: ∂qdd/∂q, ∂qdd/∂qd and M⁻¹, then forward_dynamics_gradient's state
+		"FdsvaState", 3*r.NV*r.NV+g.entryTemp("forward_dynamics_gradient"))
 }

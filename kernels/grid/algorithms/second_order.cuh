@@ -1,8 +1,9 @@
-// Second-order derivatives of inverse and forward dynamics by forward-mode differentiation of the analytical
-// first-order algorithms: each tangent direction b of q (and each velocity coordinate b) is one run of
-// inverse_dynamics_gradient (or forward_dynamics_gradient) on dual numbers seeded along b, whose derivative
-// parts are column b of every second-order output. Cost: 2·NV runs of a first-order algorithm, instead of
-// a second-order recursion per pair of directions.
+// Second-order derivatives of inverse dynamics by forward-mode differentiation of the analytical first-order
+// algorithm: each tangent direction b of q (and each velocity coordinate b) is one run of
+// inverse_dynamics_gradient (and mass_matrix) on dual numbers seeded along b, whose derivative parts are
+// column b of every second-order output. Cost: 2·NV runs of a first-order algorithm, instead of a
+// second-order recursion per pair of directions. Those of forward dynamics follow from them and the first
+// derivatives of forward dynamics by the implicit-function identities (fdsva_so).
 //
 // Index convention of every output: [i][a][b] = ∂(first derivative [i][a]) / ∂(direction b), where the
 // first derivative is the one of the same name (∂τ/∂q, ∂τ/∂qd, M, ...), q directions are tangent
@@ -199,41 +200,72 @@ GLASS_HD void idsva_so(const S& scope, T* d2tau_dq2, T* d2tau_dqdqd, T* d2tau_dq
     scope.sync();
 }
 
-// One tangent direction of fdsva_so (see idsva_so_direction).
-template <class R, typename W, class Out>
-GLASS_HD_OUTLINED void fdsva_so_direction(int item, Out d2qdd_dq2, Out d2qdd_dqdqd, Out d2qdd_dqd2, Out dMinv_dq,
-                                          const W* q, const W* qd, const W* tau, Vec3<W> gravity) {
-    using D = Dual<W>;
-    constexpr int NV2 = R::NV * R::NV;
-    const bool along_q = item < R::NV;
-    const int b = along_q ? item : item - R::NV;
-    D dq[R::NQ], dqd[R::NV], dtau[R::NV];
-    seed_direction<R>(dq, dqd, dtau, q, qd, tau, along_q, b);
-    D dqdd_dq[NV2], dqdd_dqd[NV2], Minv[NV2];
-    FdGradientState<R, D> st;
-    forward_dynamics_gradient<R>(ThreadScope{}, dqdd_dq, dqdd_dqd, Minv, dq, dqd, dtau, st, dual_gravity(gravity));
-    for (int k = 0; k < NV2; ++k) {
-        const size_t at = size_t(k) * R::NV + b;
-        if (along_q) {
-            d2qdd_dq2.store(at, dqdd_dq[k].d);
-            d2qdd_dqdqd.store(at, dqdd_dqd[k].d);
-            dMinv_dq.store(at, Minv[k].d);
-        } else {
-            d2qdd_dqd2.store(at, dqdd_dqd[k].d);
-        }
-    }
-}
+// fdsva_so's working set: the first derivatives of forward dynamics and M⁻¹, and their algorithm's state
+// (whose qdd is FD(q, qd, τ) afterwards).
+template <class R, typename T>
+struct FdsvaState {
+    T dqdd_dq[R::NV * R::NV], dqdd_dqd[R::NV * R::NV], Minv[R::NV * R::NV];
+    FdGradientState<R, T> fd;
+};
 
 // d2qdd_dq2 = ∂²qdd/∂q², d2qdd_dqdqd = ∂(∂qdd/∂qd)/∂q, d2qdd_dqd2 = ∂²qdd/∂qd², dMinv_dq = ∂M⁻¹/∂q of
-// qdd = FD(q, qd, τ) at fixed τ (total derivatives: qdd moves with q and qd).
+// qdd = FD(q, qd, τ) at fixed τ (total derivatives: qdd moves with q and qd). Differentiating
+// M·∂qdd/∂q_a + ∂τ/∂q_a = 0 (∂τ at qdd, where ∂(∂τ/∂q_a)/∂qdd = ∂M/∂q_a) along b gives, with X = ∂qdd/∂q and
+// Y = ∂qdd/∂qd,
+//     ∂_b X_a = −M⁻¹·(∂²τ/∂q_a∂q_b + ∂_b M·X_a + ∂_a M·X_b),   ∂_b Y_a = −M⁻¹·(∂_b(∂τ/∂qd_a) + ∂_b M·Y_a),
+//     ∂_{qd_b} Y_a = −M⁻¹·∂²τ/∂qd_a∂qd_b,                      ∂_b M⁻¹ = −M⁻¹·∂_b M·M⁻¹,
+// so one idsva_so at (q, qd, qdd) and O(NV⁴) products give every output. The idsva_so outputs are formed in
+// the fdsva_so outputs and transformed in place (∂M last, as the others read it).
 template <class R, typename T, class S>
 GLASS_HD void fdsva_so(const S& scope, T* d2qdd_dq2, T* d2qdd_dqdqd, T* d2qdd_dqd2, T* dMinv_dq, const T* q,
-                       const T* qd, const T* tau, SecondOrderState<R, T>&, Vec3<T> gravity) {
-    for_each_item<2 * R::NV>(scope, [&](int item) {
-        using P = SecondOrderPrecision<T>;
-        const SecondOrderInputs<R, T> in(q, qd, tau, gravity);
-        fdsva_so_direction<R>(item, P::output(d2qdd_dq2), P::output(d2qdd_dqdqd), P::output(d2qdd_dqd2),
-                              P::output(dMinv_dq), in.q, in.qd, in.x, in.gravity);
+                       const T* qd, const T* tau, FdsvaState<R, T>& st, Vec3<T> gravity) {
+    constexpr int NV = R::NV;
+    constexpr size_t NV2 = size_t(NV) * NV;
+    forward_dynamics_gradient<R>(scope, st.dqdd_dq, st.dqdd_dqd, st.Minv, q, qd, tau, st.fd, gravity);
+    SecondOrderState<R, T> none;
+    idsva_so<R>(scope, d2qdd_dq2, d2qdd_dqdqd, d2qdd_dqd2, dMinv_dq, q, qd, st.fd.qdd, none, gravity);
+    const T* dM = dMinv_dq;  // ∂M/∂q until the last phase: [i][j][b]
+    const T* X = st.dqdd_dq;
+    const T* Y = st.dqdd_dqd;
+    const T* Minv = st.Minv;
+    // out[:, a, b] = −M⁻¹·r for the three second derivatives, one (output, a, b) column per item
+    for_each_item<3 * NV * NV>(scope, [&](int item) {
+        const int which = item / (NV * NV);
+        const int a = (item / NV) % NV, b = item % NV;
+        T* out = which == 0 ? d2qdd_dq2 : which == 1 ? d2qdd_dqdqd : d2qdd_dqd2;
+        T r[NV];
+        for (int i = 0; i < NV; ++i) {
+            T x = out[i * NV2 + a * NV + b];
+            if (which == 0) {
+                for (int j = 0; j < NV; ++j)
+                    x += dM[i * NV2 + j * NV + b] * X[j * NV + a] + dM[i * NV2 + j * NV + a] * X[j * NV + b];
+            } else if (which == 1) {
+                for (int j = 0; j < NV; ++j) x += dM[i * NV2 + j * NV + b] * Y[j * NV + a];
+            }
+            r[i] = x;
+        }
+        for (int i = 0; i < NV; ++i) {
+            T x = T(0);
+            for (int j = 0; j < NV; ++j) x += Minv[i * NV + j] * r[j];
+            out[i * NV2 + a * NV + b] = -x;
+        }
+    });
+    scope.sync();
+    // ∂_b M⁻¹ = −M⁻¹·∂_b M·M⁻¹, one direction b per item, in place of ∂_b M
+    for_each_item<NV>(scope, [&](int b) {
+        T P[NV * NV];  // ∂_b M·M⁻¹
+        for (int i = 0; i < NV; ++i)
+            for (int k = 0; k < NV; ++k) {
+                T x = T(0);
+                for (int j = 0; j < NV; ++j) x += dMinv_dq[i * NV2 + j * NV + b] * Minv[j * NV + k];
+                P[i * NV + k] = x;
+            }
+        for (int i = 0; i < NV; ++i)
+            for (int k = 0; k < NV; ++k) {
+                T x = T(0);
+                for (int j = 0; j < NV; ++j) x += Minv[i * NV + j] * P[j * NV + k];
+                dMinv_dq[i * NV2 + k * NV + b] = -x;
+            }
     });
     scope.sync();
 }
