@@ -158,11 +158,5 @@ func emitTables(w *writer, r *model.Robot) {
 	w.blank()
 }
 
-// levelRange returns the [start, end) range of level l in robot::level_order.
-func levelRange(r *model.Robot, l int) (int, int) {
-	_, start := levelOrder(r)
-	return start[l], start[l+1]
-}
-
 // literal formats an int for emitted code.
 func literal(n int) string { return fmt.Sprint(n) }
