@@ -73,7 +73,7 @@ type robotEntry struct {
 	Name     string `json:"name"`
 	URDF     string `json:"urdf"` // shared:<file> | erd:<path in example-robot-data> | repo:<path>
 	Floating bool   `json:"floating"`
-	Long     bool   `json:"long"` // tested only with GRID_LONG_TESTS=1 (see testrobots.LongEnv)
+	Long     bool   `json:"long"` // testrobots.LongNV or more coordinates: tested only with GRID_LONG_TESTS=1
 }
 
 func loadRobots(t *testing.T, root string) []robotEntry {
@@ -309,7 +309,7 @@ func TestPython(t *testing.T) {
 	}
 	var robots []robotEntry
 	for _, r := range loadRobots(t, root) {
-		if r.Long && os.Getenv(testrobots.LongEnv) != "1" {
+		if r.Long && !testrobots.LongTestsEnabled() {
 			// a skipped subtest, so that the summary names what was left out and how to include it
 			t.Run(r.Name, func(t *testing.T) { testrobots.SkipLong(t, r.Name) })
 			continue

@@ -84,20 +84,21 @@ func WithExampleRobots(t testing.TB) []Robot {
 // LongEnv set to 1 includes the long robots in the suites.
 const LongEnv = "GRID_LONG_TESTS"
 
-// long names the robots whose fully unrolled kernels take the compiler minutes per entry point (24 or
-// more velocity coordinates): the suites test them only when GRID_LONG_TESTS=1, so that the default run
-// stays within a CI machine's time.
-var long = map[string]bool{
-	"atlas": true, "panda_ext_24dof": true, "g1_29dof": true, "h1_2": true, "erd_tiago": true, "erd_talos": true,
-}
+// LongNV is where a robot becomes long: its fully unrolled kernels take the compiler minutes per entry point
+// from about this many velocity coordinates on, so the suites test it only when GRID_LONG_TESTS=1 and the
+// default run stays within a CI machine's time. tests/python/robots.json marks the same robots "long".
+const LongNV = 24
 
-// IsLong reports whether a robot is tested only with GRID_LONG_TESTS=1.
-func IsLong(name string) bool { return long[name] }
+// IsLong reports whether a robot with nv velocity coordinates is tested only with GRID_LONG_TESTS=1.
+func IsLong(nv int) bool { return nv >= LongNV }
 
-// SkipLong skips t for a long robot unless GRID_LONG_TESTS=1, naming the way to run it.
+// LongTestsEnabled reports whether GRID_LONG_TESTS=1 asks for the long robots.
+func LongTestsEnabled() bool { return os.Getenv(LongEnv) == "1" }
+
+// SkipLong skips t, a test of the long robot name, unless GRID_LONG_TESTS=1, naming the way to run it.
 func SkipLong(t testing.TB, name string) {
 	t.Helper()
-	if long[name] && os.Getenv(LongEnv) != "1" {
+	if !LongTestsEnabled() {
 		t.Skipf("%s: kernels take minutes to compile; %s=1 tests it", name, LongEnv)
 	}
 }

@@ -265,7 +265,7 @@ class RobotBase:
         a = self._xp.asarray(x)
         if a.ndim < 1 or a.shape[-1] != n:
             raise ValueError(
-                f"{self.name}: {name} must have shape (..., {n}) ({what}), got {tuple(a.shape)}"
+                f"{self.name}: {name} must have shape {_expected((n,))} ({what}); got {format_shape(a.shape)}"
             )
         if not self._xp.issubdtype(a.dtype, self._xp.floating):
             a = a.astype(self._xp.result_type(float))

@@ -191,9 +191,9 @@ struct SecondOrderInputs {
 template <class R, typename T, class S>
 GLASS_HD void idsva_so(const S& scope, T* d2tau_dq2, T* d2tau_dqdqd, T* d2tau_dqd2, T* dM_dq, const T* q,
                        const T* qd, const T* qdd, SecondOrderState<R, T>&, Vec3<T> gravity) {
+    using P = SecondOrderPrecision<T>;
+    const SecondOrderInputs<R, T> in(q, qd, qdd, gravity);  // each thread's own copy in working precision
     for_each_item<2 * R::NV>(scope, [&](int item) {
-        using P = SecondOrderPrecision<T>;
-        const SecondOrderInputs<R, T> in(q, qd, qdd, gravity);
         idsva_so_direction<R>(item, P::output(d2tau_dq2), P::output(d2tau_dqdqd), P::output(d2tau_dqd2),
                               P::output(dM_dq), in.q, in.qd, in.x, in.gravity);
     });
