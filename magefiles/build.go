@@ -108,7 +108,7 @@ func buildCUDALibrary(withCUDA bool, nvcc, define string, includes []string, dir
 		if lib := filepath.Join(filepath.Dir(nvcc), "..", "lib"); fileExists(filepath.Join(lib, "libcudart_static.a")) {
 			link = append(link, "-L", lib)
 		}
-		if err := compileCUDALibrary(nvcc, cudaArgs[:len(cudaArgs)-1], link, dir, filepath.Join(dir, cudaLibrary)); err != nil {
+		if err := compileCUDALibrary(nvcc, cudaArgs, link, dir, filepath.Join(dir, cudaLibrary)); err != nil {
 			return err
 		}
 	} else if stale := filepath.Join(dir, cudaLibrary); fileExists(stale) {
@@ -121,8 +121,8 @@ func buildCUDALibrary(withCUDA bool, nvcc, define string, includes []string, dir
 	return nil
 }
 
-// cudaCompileArgs are nvcc's arguments for the CUDA library of a robot (all but the output): sm_80, sm_90
-// and PTX, or only $GRID_CUDA_ARCH.
+// cudaCompileArgs are nvcc's options for the CUDA library of a robot (all but the sources and the output):
+// sm_80, sm_90 and PTX, or only $GRID_CUDA_ARCH.
 func cudaCompileArgs(define string, includes []string) []string {
 	args := []string{"-O2", "-std=c++17", "-shared", "-Xcompiler",
 		"-fPIC,-fvisibility=hidden,-fvisibility-inlines-hidden,-Wall,-Wextra", "--threads", "0"}
@@ -133,8 +133,7 @@ func cudaCompileArgs(define string, includes []string) []string {
 		args = append(args, cudaGencode...)
 	}
 	args = append(args, "-cudart", "static", define)
-	args = append(args, includes...)
-	return append(args, filepath.Join(ffiDir, "ffi_cuda.cu"))
+	return append(args, includes...)
 }
 
 // compileLibrary runs one compiler command that writes lib. It writes to a temporary name first and renames

@@ -22,7 +22,7 @@ var entryGuard = regexp.MustCompile(`defined\(GRID_ENTRY_([A-Z0-9_]+)\)`)
 // compileCUDALibrary builds a robot's CUDA handler library from one translation unit per entry point plus
 // the handlers (xla_ffi/ffi_cuda.cu), compiled in parallel and linked: the kernels of one entry point take a
 // large robot's compiler minutes, and one unit would compile them one after another. args are
-// cudaCompileArgs' (without the source), link the extra link arguments. $GRID_BUILD_JOBS caps the parallel
+// cudaCompileArgs', link the extra link arguments. $GRID_BUILD_JOBS caps the parallel
 // compiles (default: the CPUs). The objects stay in DIR/cuda_objects for inspection.
 func compileCUDALibrary(nvcc string, args, link []string, dir, lib string) error {
 	start := time.Now()

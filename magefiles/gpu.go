@@ -70,7 +70,8 @@ func GPUPytestPrep() error {
 		if err != nil {
 			return err
 		}
-		args := cudaCompileArgs(fmt.Sprintf("-DGRID_FFI_ROBOT=%q", robot), []string{"-I", "kernels", "-I", out, "-isystem", "$inc"})
+		args := append(cudaCompileArgs(fmt.Sprintf("-DGRID_FFI_ROBOT=%q", robot), []string{"-I", "kernels", "-I", out, "-isystem", "$inc"}),
+			filepath.Join(ffiDir, "ffi_cuda.cu"))
 		for i, a := range args {
 			if a != "$inc" {
 				args[i] = "'" + a + "'"
