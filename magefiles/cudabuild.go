@@ -17,10 +17,13 @@ import (
 )
 
 // entryGuard finds the entry points of a generated grid.cuh by their separate-build guards.
-var entryGuard = regexp.MustCompile(`defined\(GRID_ENTRY_([A-Z0-9_]+)\)`)
+var entryGuard = regexp.MustCompile(`defined\(GRID_SEPARATE_ENTRIES\) && defined\(GRID_ENTRY_([A-Z0-9_]+)\)`)
 
-// compileCUDALibrary builds a robot's CUDA handler library from one translation unit per entry point plus
-// the handlers (xla_ffi/ffi_cuda.cu), compiled in parallel and linked: the kernels of one entry point take a
+// precisions are the unit suffixes and defines of one entry point's two translation units.
+var precisions = []struct{ suffix, define string }{{"float", "GRID_ENTRY_ONLY_FLOAT"}, {"double", "GRID_ENTRY_ONLY_DOUBLE"}}
+
+// compileCUDALibrary builds a robot's CUDA handler library from two translation units per entry point
+// (float and double) plus the handlers (xla_ffi/ffi_cuda.cu), compiled in parallel and linked: the kernels of one entry point take a
 // large robot's compiler minutes, and one unit would compile them one after another. args are
 // cudaCompileArgs', link the extra link arguments. $GRID_BUILD_JOBS caps the parallel
 // compiles (default: the CPUs). The objects stay in DIR/cuda_objects for inspection.
@@ -49,11 +52,14 @@ func compileCUDALibrary(nvcc string, args, link []string, dir, lib string) error
 	type unit struct{ src, obj string }
 	units := []unit{{filepath.Join(ffiDir, "ffi_cuda.cu"), filepath.Join(objDir, "handlers.o")}}
 	for _, e := range entries {
-		src := filepath.Join(objDir, strings.ToLower(e)+".cu")
-		if err := os.WriteFile(src, []byte("#define GRID_ENTRY_"+e+"\n#include \"grid.cuh\"\n"), 0o644); err != nil {
-			return err
+		for _, p := range precisions {
+			src := filepath.Join(objDir, strings.ToLower(e)+"."+p.suffix+".cu")
+			text := "#define GRID_ENTRY_" + e + "\n#define " + p.define + "\n#include \"grid.cuh\"\n"
+			if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+				return err
+			}
+			units = append(units, unit{src, strings.TrimSuffix(src, ".cu") + ".o"})
 		}
-		units = append(units, unit{src, strings.TrimSuffix(src, ".cu") + ".o"})
 	}
 	compile := make([]string, 0, len(args)+1)
 	for _, a := range args {

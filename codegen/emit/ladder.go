@@ -39,6 +39,10 @@ type entry struct {
 	// output element exactly once and never reads one back) instead of staging them in local arrays:
 	// outputs too large to stay in registers.
 	directOutputs bool
+	// phasedThreadLaunch, when set, writes the body of `<name>_launch` for threads_per_sample == 1 (it must
+	// return): the algorithm's phases as separate launches of other entry points instead of the fused
+	// `<name>_thread_kernel`.
+	phasedThreadLaunch func(w *writer)
 }
 
 // sharedType is the algorithm template's cross-body state for precision typ.
@@ -283,6 +287,10 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		_, dcall0 := e.bufferParams("d_")
 		if e.algorithm != "" {
 			w.block("if (shape.threads_per_sample == 1)", func() {
+				if e.phasedThreadLaunch != nil {
+					e.phasedThreadLaunch(w)
+					return
+				}
 				w.line("%s_thread_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), unsigned(shape.samples_per_block), 0, stream>>>(%s, num_samples);",
 					e.name, strings.Join(append(dcall0, pcall...), ", "))
 				w.line("return cudaGetLastError();")
@@ -350,26 +358,27 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.blank()
 }
 
-// emitSeparateInstantiation lets a CUDA build compile each entry point in its own translation unit, in
+// emitSeparateInstantiation lets a CUDA build compile each entry point in its own translation units, in
 // parallel (the kernels of a large robot take minutes each): with GRID_SEPARATE_ENTRIES defined, the unit
 // that also defines GRID_ENTRY_<NAME> instantiates the entry's launch functions, and every other unit only
-// declares them.
+// declares them. GRID_ENTRY_ONLY_FLOAT or GRID_ENTRY_ONLY_DOUBLE in that unit narrows it to one precision,
+// so that a float and a double unit compile side by side.
 func (e *entry) emitSeparateInstantiation(w *writer, params []string) {
 	typed := func(t string) string {
 		return typeParam.ReplaceAllString(strings.Join(params, ", "), t)
 	}
 	guard := "GRID_ENTRY_" + e.upper()
-	emit := func(prefix string) {
-		for _, t := range []string{"float", "double"} {
-			w.line("%stemplate cudaError_t %s_launch<%s>(%s, int num_samples, cudaStream_t stream, LaunchShape shape);", prefix, e.name, t, typed(t))
-			w.line("%stemplate cudaError_t %s_configure<%s>();", prefix, e.name, t)
+	for _, p := range []struct{ t, other string }{{"float", "DOUBLE"}, {"double", "FLOAT"}} {
+		emit := func(prefix string) {
+			w.line("%stemplate cudaError_t %s_launch<%s>(%s, int num_samples, cudaStream_t stream, LaunchShape shape);", prefix, e.name, p.t, typed(p.t))
+			w.line("%stemplate cudaError_t %s_configure<%s>();", prefix, e.name, p.t)
 		}
+		w.line("#if defined(GRID_SEPARATE_ENTRIES) && defined(%s) && !defined(GRID_ENTRY_ONLY_%s)", guard, p.other)
+		emit("")
+		w.line("#elif defined(GRID_SEPARATE_ENTRIES)")
+		emit("extern ")
+		w.line("#endif")
 	}
-	w.line("#if defined(GRID_SEPARATE_ENTRIES) && defined(%s)", guard)
-	emit("")
-	w.line("#elif defined(GRID_SEPARATE_ENTRIES)")
-	emit("extern ")
-	w.line("#endif")
 }
 
 // typeParam matches the template parameter T in a C++ parameter list.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds a program that includes a robot's grid.cuh with one translation unit per entry point, compiled in
-# parallel, then linked (the kernels of one entry point take a large robot's compiler minutes; together in
+# Builds a program that includes a robot's grid.cuh with two translation units per entry point (float and
+# double), compiled in parallel, then linked (the kernels of one entry point take a large robot's compiler minutes; together in
 # one unit they would run one after another):
 #   nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]
 # $NVCC names nvcc (default: nvcc on PATH); $JOBS the parallel compiles (default: all cores).
@@ -14,9 +14,12 @@ jobs=${JOBS:-$(nproc)}
 objs="$out.objs"
 rm -rf "$objs"
 mkdir -p "$objs"
-entries=$(grep -o 'defined(GRID_ENTRY_[A-Z0-9_]*)' "$dir/grid.cuh" | sed 's/defined(GRID_ENTRY_\(.*\))/\1/' | sort -u)
+entries=$(grep -o 'defined(GRID_SEPARATE_ENTRIES) && defined(GRID_ENTRY_[A-Z0-9_]*)' "$dir/grid.cuh" |
+  sed 's/.*defined(GRID_ENTRY_\(.*\))/\1/' | sort -u)
 for e in $entries; do
-  printf '#define GRID_ENTRY_%s\n#include "grid.cuh"\n' "$e" >"$objs/$e.cu"
+  for p in FLOAT DOUBLE; do
+    printf '#define GRID_ENTRY_%s\n#define GRID_ENTRY_ONLY_%s\n#include "grid.cuh"\n' "$e" "$p" >"$objs/$e.$p.cu"
+  done
 done
 cp "$main" "$objs/main.cu"
 # every unit is compiled with -DGRID_SEPARATE_ENTRIES so that the main one only declares the entry points
