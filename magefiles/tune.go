@@ -58,7 +58,8 @@ func TunePrep(robots *string) error {
 }
 
 // Tune turns a sweep's output (bench/launch/sweep.sh's sweep.txt) into the tuned launch configurations the
-// generator bakes, codegen/emit/launch_configs/h200.json, replacing the robots the sweep measured.
+// generator bakes, codegen/emit/launch_configs/h200.json: the entry points the sweep measured get new choices,
+// the others keep theirs.
 // -gpu names the device (default: the GPU line the sweep recorded); -source says where the results live.
 func Tune(results string, gpu, source *string) error {
 	f, err := os.Open(results)
@@ -99,7 +100,20 @@ func Tune(results string, gpu, source *string) error {
 		if !ok {
 			return fmt.Errorf("sweep robot %q is not a benchmark robot", robot)
 		}
-		file.Robots[fp] = table
+		// a sweep of some entry points (ALGORITHMS=...) replaces their choices and keeps the others'
+		merged := file.Robots[fp]
+		if merged == nil {
+			merged = emit.LaunchTable{}
+		}
+		for entry, byPrecision := range table {
+			if merged[entry] == nil {
+				merged[entry] = map[string]emit.LaunchConfig{}
+			}
+			for precision, c := range byPrecision {
+				merged[entry][precision] = c
+			}
+		}
+		file.Robots[fp] = merged
 		names = append(names, robot)
 	}
 	sort.Strings(names)

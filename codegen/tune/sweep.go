@@ -196,8 +196,29 @@ struct Sweep {
 const sweepEpilogue = `
 // usage: sweep [ALGORITHMS] — a comma-separated list narrows the entry points. GRID_SWEEP_SHAPES="1x64,32x1"
 // narrows the shapes.
+// The floor under every batch-1 figure: an empty kernel timed the same way (events around one launch).
+__global__ void empty_kernel() {}
+
+static void print_launch_floor(Sweep& s) {
+    auto launch = [](int, int, grid::LaunchShape) {
+        empty_kernel<<<1, 1>>>();
+        return cudaGetLastError();
+    };
+    std::vector<double> us;
+    cudaError_t err = cudaSuccess;
+    for (int r = 0; r < 210; ++r) {
+        const double t = s.time_once(launch, 0, 1, grid::BAKED_LAUNCH_SHAPE, &err);
+        check(err, "empty kernel");
+        if (r >= 10) us.push_back(t);  // the first launches load the module
+    }
+    std::sort(us.begin(), us.end());
+    printf("# launch floor: an empty kernel timed like every cell, median %.3f us, min %.3f us, %zu launches\n",
+           us[us.size() / 2], us[0], us.size());
+}
+
 int main(int argc, char** argv) {
     Sweep s;
+    print_launch_floor(s);
     if (argc > 1) {
         std::string list = argv[1];
         for (size_t start = 0; start <= list.size();) {
