@@ -38,6 +38,21 @@ func emitForwardDynamicsGradient(g *gen) {
 		shared:    "FdGradientState",
 		// the outputs are large; the template forms ∂τ in them and reads them back
 		directOutputs: true,
+		// Fused, one thread would hold every phase's state at once (ptxas: 255 registers, spills, 12.5%
+		// occupancy for iiwa); as launches of their own, each phase runs at its own tuned shape and
+		// register count. ABA's qdd waits in the M⁻¹ output until minv overwrites it.
+		phasedThreadLaunch: func(w *writer) {
+			w.line("// the phases as separate launches, each at its own tuned shape")
+			w.line("T* d_qdd = d_Minv;  // [num_samples, NV]: ABA's qdd, until minv writes M⁻¹ over it")
+			w.line("cudaError_t err = aba_launch<T>(d_qdd, d_q, d_qd, d_tau, gravity, num_samples, stream);")
+			w.line("if (err == cudaSuccess) err = inverse_dynamics_gradient_launch<T>(d_dqdd_dq, d_dqdd_dqd, d_q, d_qd, d_qdd, gravity, num_samples, stream);")
+			w.line("if (err == cudaSuccess) err = minv_launch<T>(d_Minv, d_q, num_samples, stream);")
+			w.line("if (err != cudaSuccess) return err;")
+			w.line("const size_t columns = size_t(num_samples) * %d;", 2*nv)
+			w.line("const unsigned blocks = unsigned(std::min<size_t>((columns + 255) / 256, size_t(1) << 20));")
+			w.line("algorithms::forward_dynamics_gradient_solve_kernel<Robot, T><<<blocks, 256, 0, stream>>>(d_dqdd_dq, d_dqdd_dqd, d_Minv, num_samples);")
+			w.line("return cudaGetLastError();")
+		},
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

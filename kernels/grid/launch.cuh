@@ -3,6 +3,7 @@
 
 #include "glass/scope.cuh"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

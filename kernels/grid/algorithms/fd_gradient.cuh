@@ -25,6 +25,18 @@ struct FdGradientState {
     };
 };
 
+// Column c of a ∂τ matrix d ([NV, NV] row-major) replaced by −M⁻¹·(that column), Minv [NV, NV] row-major.
+template <class R, typename T>
+GLASS_HD void fd_gradient_solve_column(T* d, const T* Minv, int c) {
+    T col[R::NV];
+    for (int k = 0; k < R::NV; ++k) col[k] = d[k * R::NV + c];
+    for (int r = 0; r < R::NV; ++r) {
+        T s = T(0);
+        for (int k = 0; k < R::NV; ++k) s += Minv[r * R::NV + k] * col[k];
+        d[r * R::NV + c] = -s;
+    }
+}
+
 // dqdd_dq, dqdd_dqd, Minv: [NV, NV] row-major (row = qdd index, column = tangent direction, velocity
 // coordinate or effort). The outputs double as scratch (∂τ is formed in place), so they must not alias.
 template <class R, typename T, class S>
@@ -36,20 +48,28 @@ GLASS_HD void forward_dynamics_gradient(const S& scope, T* dqdd_dq, T* dqdd_dqd,
     scope.sync();
     minv<R>(scope, Minv, q, st.minv);
     scope.sync();
-    // column by column: ∂qdd[:, c] = −M⁻¹·∂τ[:, c], in place (each column belongs to one thread)
+    // column by column, in place (each column belongs to one thread)
     for_each_item<2 * R::NV>(scope, [&](int item) {
-        T* d = item < R::NV ? dqdd_dq : dqdd_dqd;
-        const int c = item < R::NV ? item : item - R::NV;
-        T col[R::NV];
-        for (int k = 0; k < R::NV; ++k) col[k] = d[k * R::NV + c];
-        for (int r = 0; r < R::NV; ++r) {
-            T s = T(0);
-            for (int k = 0; k < R::NV; ++k) s += Minv[r * R::NV + k] * col[k];
-            d[r * R::NV + c] = -s;
-        }
+        fd_gradient_solve_column<R>(item < R::NV ? dqdd_dq : dqdd_dqd, Minv, item % R::NV);
     });
     scope.sync();
 }
+
+#if defined(__CUDACC__)
+// The last phase of forward_dynamics_gradient for a batch whose phases run as separate launches: ∂τ/∂q and
+// ∂τ/∂qd in dqdd_dq and dqdd_dqd (num_samples × [NV, NV] each) become −M⁻¹·∂τ in place. One thread per
+// column; the threads of a sample read the same M⁻¹, so its loads are shared in L1.
+template <class R, typename T>
+__global__ void forward_dynamics_gradient_solve_kernel(T* dqdd_dq, T* dqdd_dqd, const T* Minv, int num_samples) {
+    constexpr size_t items = 2 * R::NV, stride = size_t(R::NV) * R::NV;
+    const size_t total = size_t(num_samples) * items;
+    for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += size_t(gridDim.x) * blockDim.x) {
+        const size_t k = t / items;
+        const int item = int(t % items);
+        fd_gradient_solve_column<R>((item < R::NV ? dqdd_dq : dqdd_dqd) + k * stride, Minv + k * stride, item % R::NV);
+    }
+}
+#endif
 
 }  // namespace algorithms
 }  // namespace grid
