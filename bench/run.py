@@ -16,7 +16,9 @@ jitted call from NumPy inputs on the host to NumPy outputs (``host_latency_s``).
 
 grid-rbd's methods batch natively (any leading batch shape; ``jit(vmap(f))`` lowers to the same custom
 call), so they are jitted as they are; the pure-JAX and MJX peers are ``jit(vmap(f))``. Pinocchio runs on
-the CPU cores (see bench/peers/pinocchio_cpu.py).
+the CPU cores (see bench/peers/pinocchio_cpu.py). MuJoCo Warp (``mjwarp``, bench/peers/mujoco_warp.py) runs
+without JAX: each input set's call is captured once as a CUDA graph, and a timed call is one synchronised
+replay of it.
 
 A cell that cannot be measured becomes a row with ``missing`` (the reason: peer not installed, out of
 memory, an error message, the time budget; ``unsupported: true`` where the implementation has no such
@@ -214,16 +216,34 @@ class MjxImpl:
         return self.peer.inputs(op, q, qd, qdd, tau)
 
 
-class MjWarpImpl(MjxImpl):
-    """MuJoCo Warp under MJX (``impl='warp'``): forward dynamics only, float32, CUDA only."""
+class MjWarpImpl:
+    """MuJoCo Warp run directly (bench/peers/mujoco_warp.py): CUDA-graph replays, float32, no JAX.
+
+    Not a JAX implementation: :func:`_measure_cell` times :meth:`prepare`'s replays with :func:`time_graph`.
+    """
 
     name = "mjwarp"
-    impl = "warp"
 
-    def function(self, op: str, dtype):
-        if np.dtype(dtype) != np.float32:
-            return "MuJoCo Warp computes in float32 only"
-        return super().function(op, dtype)
+    def __init__(self, build_dir: Path, model: dict, device: str | None = None) -> None:
+        from bench.peers import mujoco_warp
+
+        self.NOTES = mujoco_warp.NOTES
+        self.peer = mujoco_warp.MjWarpPeer(build_dir, device=device)  # device "cpu": tests only
+        if self.peer.repaired:
+            self.robot_note = ("MuJoCo Warp: MuJoCo rejects the URDF inertias of the bodies of "
+                               f"{', '.join(self.peer.repaired)}; "
+                               "they are replaced by the nearest valid ones (same cost, other values)")
+
+    def prepare(self, op: str, dtype, host_sets: list[tuple]):
+        """The op's replays over host_sets (grid-rbd inputs (q, qd, qdd, tau)), or why there is no such cell."""
+        why = self.peer.reason_missing(op, dtype)
+        if why:
+            return why
+        sets = [self.peer.inputs(op, *s) for s in host_sets]
+        return self.peer.prepare(op, sets), sets
+
+    def close(self) -> None:
+        self.peer.close()
 
 
 class FraxImpl:
@@ -242,7 +262,7 @@ class FraxImpl:
         return _select(op, q, qd, qdd, tau)
 
 
-JAX_IMPLS = {"grid": GridImpl, "purejax": PureJaxImpl, "mjx": MjxImpl, "mjwarp": MjWarpImpl, "frax": FraxImpl}
+JAX_IMPLS = {"grid": GridImpl, "purejax": PureJaxImpl, "mjx": MjxImpl, "frax": FraxImpl}
 
 
 def impl_available(name: str) -> str | None:
@@ -254,20 +274,9 @@ def impl_available(name: str) -> str | None:
 
         return mjx.available()
     if name == "mjwarp":
-        from bench.peers import mjx
+        from bench.peers import mujoco_warp
 
-        why = mjx.available()
-        if why:
-            return why
-        try:
-            import jax
-            import mujoco_warp  # noqa: F401
-            import warp  # noqa: F401
-        except Exception as e:  # noqa: BLE001 - any import failure means the peer is missing
-            return f"mujoco-warp / warp-lang not importable ({type(e).__name__}: {e})"
-        if jax.default_backend() != "gpu":
-            return "MuJoCo Warp under MJX needs a CUDA GPU"
-        return None
+        return mujoco_warp.available()
     if name == "frax":
         from bench.peers import frax
 
@@ -365,6 +374,30 @@ def time_host(call, close, n_sets: int, batch: int, opts) -> dict:
         close()
     if batch == 1:
         row.update(host_latency_s=row["median_s"], host_latency_p90_s=row["p90_s"])
+    return row
+
+
+def time_graph(replay, host_sets: list[tuple], batch: int, opts) -> dict:
+    """Times MuJoCo Warp's graph replays: replay.call(k) replays input set k's graph and synchronises.
+
+    Rows also hold the uncaptured first call (``first_call_s``: kernel compile or kernel-cache load) and the
+    capture of one graph (``capture_s``); at batch 1, the latency from NumPy inputs to NumPy outputs.
+    """
+    n_sets = len(host_sets)
+    try:
+        for k in range(max(opts.warmup, n_sets)):
+            replay.call(k % n_sets)
+        row = _stats(_repeat(replay.call, n_sets, opts.reps, opts.min_time, opts.max_reps), batch)
+        row.update(first_call_s=replay.first_call_s, capture_s=replay.capture_s)
+        if batch == 1:
+            def host_call(k: int) -> None:
+                replay.host_call(k, host_sets[k])
+
+            host_call(0)
+            host = _repeat(host_call, n_sets, opts.reps, opts.min_time, opts.max_reps)
+            row.update(host_latency_s=float(np.median(host)), host_latency_p90_s=float(np.percentile(host, 90)))
+    finally:
+        replay.close()
     return row
 
 
@@ -503,12 +536,18 @@ def measure(opts) -> Results:
             continue
         why = impl_available(name)
         peer_status[name] = {"status": "unavailable", "reason": why} if why else {"status": "measured"}
-    for name, dist, module in (("mjx", "mujoco", "mujoco"), ("pinocchio", "pin", "pinocchio"), ("frax", "frax", "frax")):
+    for name, dist, module in (("mjx", "mujoco", "mujoco"), ("pinocchio", "pin", "pinocchio"), ("frax", "frax", "frax"),
+                               ("mjwarp", "mujoco_warp", "mujoco_warp")):
         if peer_status.get(name, {}).get("status") == "measured":
             try:
                 peer_status[name]["version"] = importlib.metadata.version(dist)
             except importlib.metadata.PackageNotFoundError:  # a copy on PYTHONPATH without its metadata
                 peer_status[name]["version"] = getattr(__import__(module), "__version__", "?")
+    if peer_status["mjwarp"]["status"] == "measured":
+        import mujoco
+        import warp
+
+        peer_status["mjwarp"].update(warp=warp.__version__, mujoco=mujoco.__version__)
     if peer_status["pinocchio"]["status"] == "measured":
         peer_status["pinocchio"]["threads"] = opts.threads or os.cpu_count()
     meta = {
@@ -576,6 +615,9 @@ def measure(opts) -> Results:
 
                         impl = PinocchioPeer(build_dir, threads=opts.threads)
                         notes = pin_notes
+                    elif impl_name == "mjwarp":
+                        impl = MjWarpImpl(build_dir, model)
+                        notes = impl.NOTES
                     else:
                         impl = JAX_IMPLS[impl_name](build_dir, model)
                         notes = getattr(impl, "NOTES", {})
@@ -628,11 +670,13 @@ def measure(opts) -> Results:
                     continue
                 results.put({**base, **row})
                 extra = f", compile {row['lower_s'] + row['compile_s']:.2f} s" if "compile_s" in row else ""
+                if "capture_s" in row:
+                    extra = f", first call {row['first_call_s']:.2f} s, graph capture {row['capture_s'] * 1e3:.1f} ms"
                 log(f"{label}: median {row['median_s'] * 1e6:.1f} us, {row['samples_per_s']:.3g} samples/s"
                     f" ({row['reps']} reps{extra})")
                 if time.monotonic() - results.last_write > 20:
                     results.write()
-            if impl_name == "pinocchio" and impl is not None:
+            if impl_name in ("pinocchio", "mjwarp") and impl is not None:
                 impl.close()
             del impl, states
             if impl_name != "pinocchio":
@@ -661,6 +705,12 @@ def _measure_cell(impl_name: str, impl, model: dict, op: str, dtype: str, batch:
         row = time_host(call, close, len(sets), batch, opts)
         row["threads"] = impl.threads_for(op, batch)
         return row
+    if impl_name == "mjwarp":
+        prep = impl.prepare(op, dtype, states[batch])
+        if isinstance(prep, str):
+            return prep
+        replay, sets = prep
+        return time_graph(replay, sets, batch, opts)
     import jax
 
     # float32 runs in JAX's default 32-bit mode, as a float32 user's program would: with x64 on, MJX's
@@ -678,17 +728,25 @@ def _measure_cell(impl_name: str, impl, model: dict, op: str, dtype: str, batch:
 
 
 def run_checks(opts) -> int:
-    """Compares MJX, frax and Pinocchio with grid-rbd on each robot (float64, a few samples); 1 if any fails."""
+    """Compares MJX, frax and Pinocchio with grid-rbd on each robot (float64, a few samples); 1 if any fails.
+
+    MuJoCo Warp (float32) is compared with grid-rbd and MuJoCo's C library, on the GPU or else on Warp's CPU device.
+    """
     import jax
 
     jax.config.update("jax_enable_x64", True)
     failed = False
     for robot, d in robot_dirs(Path(opts.robots_dir), opts.robots):
         for name, modname in (("mjx", "bench.peers.mjx"), ("frax", "bench.peers.frax"),
-                              ("pinocchio", "bench.peers.pinocchio_cpu")):
+                              ("pinocchio", "bench.peers.pinocchio_cpu"), ("mjwarp", "bench.peers.mujoco_warp")):
             if name not in opts.peers:
                 continue
-            why = impl_available(name)
+            if name == "mjwarp":  # checked on Warp's CPU device where there is no GPU
+                from bench.peers.mujoco_warp import importable as mjwarp_importable
+
+                why = mjwarp_importable()
+            else:
+                why = impl_available(name)
             if why:
                 print(f"skip {name} {robot}: {why}")
                 continue
@@ -718,7 +776,8 @@ def parse_args(argv: list[str] | None = None):
                         "the pure-JAX and MJX peers' time")
     p.add_argument("--dtypes", nargs="+", default=list(DTYPES), choices=DTYPES)
     p.add_argument("--peers", nargs="+", default=list(IMPLS), choices=KNOWN_IMPLS,
-                   help="implementations to time (grid is grid-rbd itself); mjwarp: MuJoCo Warp under MJX")
+                   help="implementations to time (grid is grid-rbd itself); mjwarp: MuJoCo Warp (CUDA graphs, "
+                        "float32)")
     p.add_argument("--reps", type=int, help="timed calls per cell, at least (default 20)")
     p.add_argument("--min-time", type=float, help="keep calling until this many seconds are timed (default 0.2)")
     p.add_argument("--max-reps", type=int, default=2000, help="cap on timed calls when --min-time extends them")
@@ -731,7 +790,7 @@ def parse_args(argv: list[str] | None = None):
                    help="smoke run: batches 1 and 16, 3 reps, 2 buffers, no minimum time")
     p.add_argument("--commit", help="commit to record when git is not available")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--check", action="store_true", help="compare MJX and Pinocchio with grid-rbd, no timing")
+    p.add_argument("--check", action="store_true", help="compare the peers with grid-rbd, no timing")
     p.add_argument("--verbose", action="store_true", help="print tracebacks of failing cells")
     opts = p.parse_args(argv)
     defaults = QUICK if opts.quick else {"batches": BATCHES, "reps": 20, "buffers": 4, "min_time": 0.2}

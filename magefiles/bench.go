@@ -29,11 +29,11 @@ var benchRobots = []struct {
 // peers (python -m bench.run) and writes the Markdown report with plots (python -m bench.report) next to the
 // results JSON. It needs no Go at run time: `go tool mage -compile build/mage-bin` gives a binary that runs
 // it as `build/mage-bin bench` from the repository root of a machine with a C++ compiler, nvcc and Python with
-// jax (the peers need mujoco and mujoco-mjx, and pin, importable there; a missing peer is reported, not fatal).
+// jax (the peers need mujoco and mujoco-mjx, mujoco-warp and warp-lang, and pin, importable there; a missing peer is reported, not fatal).
 //
 // Flags: -quick: smoke run (batches 1 and 16, 3 repetitions); -out=DIR: results folder (default
 // bench/results); -name=NAME: results file DIR/NAME.json (default <date>-<gpu>[-quick]); -robots=a,b: a subset of
-// the robots; -peers=grid,purejax,mjx,frax,pinocchio: implementations to time (mjwarp adds MuJoCo Warp under MJX);
+// the robots; -peers=grid,purejax,mjx,frax,pinocchio: implementations to time (mjwarp adds MuJoCo Warp, CUDA-graph replays, no JAX);
 // -peerbatches=1,4096,65536: time the peers at these batches only (each batch compiles anew);
 // -budget=SECONDS: stop starting benchmark cells after this long (building included) so the run always writes
 // its results; -resume: keep the measured cells of an existing results file and time only the rest (with
