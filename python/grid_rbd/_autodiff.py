@@ -327,7 +327,7 @@ def _frame_poses_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any
     (q,) = primals
     (dq,) = tangents
     pos, rot, quat = frame_poses(handle, q)
-    jac = frame_jacobians(handle, q)  # (..., NF, 6, NV), rows [ω; v]
+    jac = frame_jacobians(handle, q)  # (..., NF, 6, NV), the kernel's rows [ω; v]
     theta = configuration_tangent(handle, q, dq)
     twist = jnp.einsum("...frk,...k->...fr", jac, theta)
     omega, vel = twist[..., :3], twist[..., 3:]

@@ -10,8 +10,17 @@ Example::
     tau = jax.jit(robot.inverse_dynamics)(q, q, q)    # (1024, 7)
 
 Every method accepts any number of leading batch dimensions (the same on every argument) and works under
-:func:`jax.jit` and :func:`jax.vmap` (nested too). The dtype follows the inputs: float32, or float64 when
-``jax_enable_x64`` is on.
+:func:`jax.jit` and :func:`jax.vmap` (nested too). The dtype follows the inputs as NumPy would promote them:
+float32, or float64 when ``jax_enable_x64`` is on and an argument is float64 (float32 with float64 gives
+float64); integer and boolean arrays and Python numbers take the floating-point arguments' dtype (JAX's
+default float when there are none). Complex arguments raise ``ValueError``.
+
+Non-finite and degenerate inputs never crash and never leak into other samples: a NaN or infinite input, or
+a free-flyer quaternion of zero norm (all-zero ``q``), gives NaN in that sample's outputs that depend on it (a
+floating base's mass matrix does not depend on the base's pose, so it stays finite).
+:meth:`JaxRobotHandle.invalid_configuration` flags such configurations under ``jit`` (for
+``jax.experimental.checkify``); :class:`grid_rbd.RobotHandle`, whose inputs are concrete, raises
+``ValueError`` for a zero quaternion.
 
 The dynamics and kinematics methods are differentiable (``jax.grad``, ``jacfwd``, ``jacrev``, ``jvp``,
 ``vjp``, also under ``jit`` and ``vmap``) through the robot's generated derivative kernels, never by
@@ -41,20 +50,28 @@ import numpy.typing as npt
 from jax.typing import ArrayLike
 
 from . import _autodiff, configuration
+from ._conventions import public_rows
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
 
 __all__ = ["JaxRobotHandle"]
 
 
-def _shape_dtype(x: ArrayLike) -> tuple[ArrayLike, tuple[int, ...], np.dtype[np.generic]]:
-    """An argument's shape and the dtype JAX computes it in, converting non-arrays to arrays."""
-    if not (hasattr(x, "shape") and hasattr(x, "dtype")):
-        x = jnp.asarray(x)
+def _shape_dtype(x: ArrayLike) -> tuple[ArrayLike, tuple[int, ...], np.dtype[np.generic], bool]:
+    """An argument, its shape, the dtype JAX computes it in and whether it is typed (a floating-point
+    array; see :func:`grid_rbd._core.compute_dtype`), converting non-arrays to arrays."""
+    typed = hasattr(x, "shape") and hasattr(x, "dtype")
+    if not typed:
+        x = np.asarray(x)
     raw = np.dtype(x.dtype)
     shape = tuple(int(d) for d in x.shape)
     if raw.kind == "f":
-        return x, shape, np.dtype(jax.dtypes.canonicalize_dtype(raw))
-    return x, shape, raw
+        return x, shape, np.dtype(jax.dtypes.canonicalize_dtype(raw)), typed
+    return x, shape, raw, False
+
+
+def _default_float() -> np.dtype[np.generic]:
+    """JAX's default floating-point dtype: float64 with jax_enable_x64, else float32."""
+    return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
 
 
 class JaxRobotHandle(RobotBase):
@@ -130,7 +147,8 @@ class JaxRobotHandle(RobotBase):
         if info is None:
             raise NotImplementedError(f"the build of robot {self.name!r} has no {algorithm!r} kernel")
         converted = [_shape_dtype(x) for x in args]
-        batch, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted])
+        batch, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted],
+                                    [c[3] for c in converted], _default_float())
         result_types = [
             jax.ShapeDtypeStruct(batch + out.shape, dtype)  # type: ignore[no-untyped-call,unused-ignore]
             for out in info.outputs
@@ -158,7 +176,8 @@ class JaxRobotHandle(RobotBase):
         if info is None:
             raise NotImplementedError(f"the build of robot {self.name!r} has no {algorithm!r} kernel")
         converted = [_shape_dtype(x) for x in args]
-        _, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted])
+        _, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted],
+                                [c[3] for c in converted], _default_float())
         return [jnp.asarray(c[0], dtype) for c in converted]
 
     # Dynamics -------------------------------------------------------------------------------------
@@ -339,11 +358,12 @@ class JaxRobotHandle(RobotBase):
           q: configuration, shape ``(..., NQ)``.
 
         Returns:
-          ``(..., NF, 6, NV)``: per frame the rows ``[omega; v]`` of :meth:`frame_jacobian`, columns tangent
+          ``(..., NF, 6, NV)``: per frame the rows ``[v; omega]`` of :meth:`frame_jacobian`, columns tangent
           directions. Along a tangent ``t``, a frame's origin moves by ``v·t`` and its rotation by
           ``[omega·t]× R``. Differentiable once more (one :meth:`frame_jacobian_derivatives` per frame).
         """
-        return _autodiff.frame_jacobians(self, *self._arrays("end_effector_pose_gradient", (q,)))
+        jac = _autodiff.frame_jacobians(self, *self._arrays("end_effector_pose_gradient", (q,)))
+        return public_rows(jac, axis=-2)
 
     def frame_jacobian_derivatives(self, q: ArrayLike, frame: str | int) -> jax.Array:
         """Second-order kinematics of one frame: the derivative of :meth:`frame_jacobian` along every tangent
@@ -355,11 +375,12 @@ class JaxRobotHandle(RobotBase):
 
         Returns:
           ``(..., 6, NV, NV)`` with ``[..., r, c, k] = ∂J[r, c] / ∂θ_k`` for tangent directions ``θ_k`` of ``q``
-          (see :meth:`configuration_tangent`). Not differentiable further.
+          (see :meth:`configuration_tangent`), rows ``r`` in :meth:`frame_jacobian`'s ``[v; omega]`` order.
+          Not differentiable further.
         """
         index = self.frame_index(frame)
         args = self._arrays("end_effector_pose_hessian", (q,))
-        return _autodiff.call(self, "end_effector_pose_hessian", args, frame=index)[0]
+        return public_rows(_autodiff.call(self, "end_effector_pose_hessian", args, frame=index)[0], axis=-3)
 
     def configuration_tangent(self, q: ArrayLike, dq: ArrayLike) -> jax.Array:
         """Tangent coordinates of a configuration change: the chain rule from raw ``q`` to the kernels'.
@@ -415,8 +436,8 @@ class JaxRobotHandle(RobotBase):
     def frame_jacobian(self, q: ArrayLike, frame: str | int) -> jax.Array:
         """World-aligned Jacobian of one frame.
 
-        Rows ``[omega; v]``: the frame's angular velocity and the velocity of its origin, both in world
-        coordinates, are ``J @ qd``.
+        Rows ``[v; omega]`` (Pinocchio's ``LOCAL_WORLD_ALIGNED`` frame Jacobian): the velocity of the frame's
+        origin and its angular velocity, both in world coordinates, are ``J @ qd``.
 
         Args:
           q: configuration, shape ``(..., NQ)``.
@@ -429,4 +450,4 @@ class JaxRobotHandle(RobotBase):
           ValueError: unknown frame name or index out of range.
         """
         index = self.frame_index(frame)
-        return _autodiff.frame_jacobian(self, index, *self._arrays("frame_jacobian", (q,)))
+        return public_rows(_autodiff.frame_jacobian(self, index, *self._arrays("frame_jacobian", (q,))), axis=-2)

@@ -72,11 +72,9 @@ Frames
     ``align_quaternion_sign`` flips a computed quaternion onto a reference's sign.
 
 Frame Jacobians
-    Ours is world-aligned with rows [ω; v] (the frame's angular velocity, then
-    the velocity of its origin, in world coordinates). Pinocchio's
-    ``getFrameJacobian(..., LOCAL_WORLD_ALIGNED)`` is the same matrix with rows
-    [v; ω]; ``jacobian_to_ours`` swaps the two row blocks (``JACOBIAN_ROWS``).
-    Columns are velocity coordinates, identical in both.
+    Ours is Pinocchio's ``getFrameJacobian(..., LOCAL_WORLD_ALIGNED)``: world-
+    aligned, rows [v; ω] (the velocity of the frame's origin, then its angular
+    velocity, in world coordinates), columns velocity coordinates. No conversion.
 
 Dynamics
     ``pin.rnea`` (inverse dynamics, gravity included), ``pin.nonLinearEffects``
@@ -120,9 +118,6 @@ FREE_FLYER_NAME = "root_joint"
 
 MOVABLE_TYPES = {"revolute", "continuous", "prismatic", "floating"}
 KNOWN_TYPES = MOVABLE_TYPES | {"fixed"}
-
-# Pinocchio's world-aligned Jacobian rows are [v; ω]; ours are [ω; v]: ours[i] = theirs[JACOBIAN_ROWS[i]].
-JACOBIAN_ROWS = (3, 4, 5, 0, 1, 2)
 
 
 def pinocchio():
@@ -380,18 +375,10 @@ def frame_pose(data, frame_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return np.array(oMf.translation), rot, quaternion_xyzw(rot)
 
 
-def jacobian_to_ours(jac_pin: np.ndarray) -> np.ndarray:
-    """Pinocchio's LOCAL_WORLD_ALIGNED frame Jacobian (rows [v; ω]) -> ours (rows [ω; v])."""
-    jac_pin = np.asarray(jac_pin)
-    if jac_pin.shape[-2] != 6:
-        raise ValueError(f"a frame Jacobian has 6 rows, got shape {jac_pin.shape}")
-    return jac_pin[..., list(JACOBIAN_ROWS), :]
-
-
 def frame_jacobian(model, data, frame_id: int) -> np.ndarray:
-    """Our world-aligned Jacobian of a frame (rows [ω; v]) after pin.computeJointJacobians."""
+    """A frame's world-aligned Jacobian (rows [v; ω]) after pin.computeJointJacobians: ours, unconverted."""
     pin = pinocchio()
-    return jacobian_to_ours(pin.getFrameJacobian(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED))
+    return np.array(pin.getFrameJacobian(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED))
 
 
 # ---------------------------------------------------------------------------
