@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_GRAVITY",
     "RobotBase",
     "check_inputs",
+    "compute_dtype",
     "format_shape",
     "parse_gravity",
 ]
@@ -38,10 +39,35 @@ def _expected(trailing: tuple[int, ...]) -> str:
     return "(..., " + ", ".join(str(d) for d in trailing) + ")" if trailing else "(...)"
 
 
+def compute_dtype(
+    names: Sequence[str], dtypes: Sequence[np.dtype[Any]], typed: Sequence[bool], default: np.dtype[Any]
+) -> np.dtype[Any]:
+    """The dtype a call computes in, promoting its arguments as NumPy would.
+
+    Floating-point arrays are *typed*: the result type of their dtypes decides (float32 with float64 gives
+    float64; float16 and bfloat16 widen to float32). Integer and boolean arrays and Python numbers and lists
+    (*untyped*) take that dtype, or ``default`` when no argument is typed.
+
+    Raises:
+      ValueError: an argument is not real (complex, object, string); the message names it.
+    """
+    for name, dt in zip(names, dtypes, strict=True):
+        if dt.kind not in "biuf":
+            raise ValueError(f"{name} must be a real array (float32 or float64; integer and boolean arrays are "
+                             f"converted); got dtype {dt}")
+    floats = [dt for dt, t in zip(dtypes, typed, strict=True) if t and dt.kind == "f"]
+    if not floats:
+        return default
+    result = np.result_type(*floats)
+    return _FLOAT_DTYPES[0] if result.itemsize <= 4 else _FLOAT_DTYPES[1]
+
+
 def check_inputs(
     algorithm: AlgorithmInfo,
     shapes: Sequence[tuple[int, ...]],
     dtypes: Sequence[np.dtype[Any]],
+    typed: Sequence[bool] | None = None,
+    default: np.dtype[Any] = _FLOAT_DTYPES[1],
 ) -> tuple[tuple[int, ...], np.dtype[Any]]:
     """Checks the arguments of one algorithm call against its metadata.
 
@@ -51,42 +77,42 @@ def check_inputs(
       algorithm: the algorithm whose inputs are checked, in metadata order.
       shapes: each argument's full shape (batch dimensions first).
       dtypes: each argument's dtype, already canonicalised.
+      typed: which arguments are typed (see :func:`compute_dtype`); default: every floating-point one.
+      default: the dtype of a call whose arguments are all untyped.
 
     Returns:
-      The common leading batch shape and the common dtype.
+      The common leading batch shape and the dtype to compute in (:func:`compute_dtype`).
 
     Raises:
-      ValueError: an argument has the wrong trailing shape, a dtype other than float32 or float64, a dtype
-        different from the first argument's, or leading batch dimensions different from the first
-        argument's. The message names the argument, what it got and what was expected.
+      ValueError: an argument has the wrong trailing shape, a dtype that is not real, or leading batch
+        dimensions different from the first argument's. The message names the argument, what it got and
+        what was expected.
     """
     batch: tuple[int, ...] | None = None
-    dtype: np.dtype[Any] | None = None
     first = algorithm.inputs[0].name
     for info, shape, dt in zip(algorithm.inputs, shapes, dtypes, strict=True):
         trailing = info.shape
         k = len(trailing)
         if len(shape) < k or tuple(shape[len(shape) - k :]) != trailing:
             raise ValueError(f"{info.name} must have shape {_expected(trailing)}; got {format_shape(shape)}")
-        if dt not in _FLOAT_DTYPES:
+        if dt.kind not in "biuf":
             raise ValueError(
-                f"{info.name} must be a float32 or float64 array of shape {_expected(trailing)}; got dtype {dt}"
+                f"{info.name} must be a real array of shape {_expected(trailing)} (float32 or float64; integer "
+                f"and boolean arrays are converted); got dtype {dt}"
             )
         lead = tuple(shape[: len(shape) - k])
-        if batch is None or dtype is None:
-            batch, dtype = lead, dt
+        if batch is None:
+            batch = lead
             continue
-        if dt != dtype:
-            raise ValueError(
-                f"{info.name} must have the same dtype as {first} ({dtype}); got {dt}"
-            )
         if lead != batch:
             raise ValueError(
                 f"{info.name} must have shape {format_shape(batch + trailing)} to match the batch "
                 f"shape {format_shape(batch)} of {first}; got {format_shape(shape)}"
             )
-    assert batch is not None and dtype is not None
-    return batch, dtype
+    assert batch is not None
+    names = [info.name for info in algorithm.inputs]
+    flags = typed if typed is not None else [dt.kind == "f" for dt in dtypes]
+    return batch, compute_dtype(names, dtypes, flags, default)
 
 
 def parse_gravity(gravity: Any) -> tuple[float, float, float]:
@@ -290,6 +316,16 @@ class RobotBase:
         q0 = self._as_coordinates("q0", q0, self.nq, "configurations")
         q1 = self._as_coordinates("q1", q1, self.nq, "configurations")
         return configuration.difference(self._robot.metadata.joints, q0, q1, self._xp)
+
+    def invalid_configuration(self, q: Any) -> Any:
+        """Which configurations (``(..., nq)``) the dynamics cannot use, a boolean array of shape ``(...)``:
+        a NaN or infinite coordinate, or a free-flyer quaternion of zero norm (what an all-zero ``q`` has).
+        The kernels give NaN for such a sample (in every output that depends on the offending coordinate)
+        and never touch other samples; under ``jit`` this is the way to detect them, e.g. with
+        ``checkify.check(~robot.invalid_configuration(q).any(), "invalid configuration")``.
+        :class:`grid_rbd.RobotHandle` raises ``ValueError`` for a zero quaternion instead."""
+        q = self._as_coordinates("q", q, self.nq, "configurations")
+        return configuration.invalid(self._robot.metadata.joints, q, self._xp)
 
     def frame_index(self, frame: str | int) -> int:
         """Resolves a frame name or index to a non-negative frame index.

@@ -34,7 +34,6 @@ from .jax import JaxRobotHandle
 
 __all__ = ["RobotHandle"]
 
-_F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 
 
@@ -43,30 +42,17 @@ def _cpu_device() -> jax.Device:
     return jax.devices("cpu")[0]
 
 
-def _prepare(args: Sequence[npt.ArrayLike]) -> tuple[list[npt.NDArray[Any]], np.dtype[Any]]:
-    """Converts array-likes to NumPy arrays and picks the dtype to compute in.
-
-    Floating arrays (NumPy, JAX) are *typed*: their dtype decides. Inputs that are not arrays (lists,
-    tuples, Python numbers) and integer or boolean arrays are *untyped*: they take the typed arguments'
-    dtype, or float64 if every argument is untyped. Mismatched or unsupported typed dtypes are left for
-    :func:`check_inputs` to report.
-    """
+def _prepare(args: Sequence[npt.ArrayLike]) -> tuple[list[npt.NDArray[Any]], list[bool]]:
+    """Converts array-likes to NumPy arrays and says which are typed (floating-point arrays, NumPy or
+    JAX; lists, Python numbers, integer and boolean arrays are untyped): :func:`check_inputs` promotes."""
     arrays: list[npt.NDArray[Any]] = []
     typed: list[bool] = []
     for x in args:
         is_array = isinstance(x, (np.ndarray, np.generic, jax.Array))
         a = np.asarray(x)
         arrays.append(a)
-        typed.append(is_array and a.dtype.kind not in "biu")
-    typed_dtypes = [a.dtype for a, t in zip(arrays, typed, strict=True) if t]
-    dtype = typed_dtypes[0] if typed_dtypes else _F64
-    if dtype not in (_F32, _F64):
-        dtype = _F64
-    out = [
-        a if t or a.dtype.kind not in "biuf" else a.astype(dtype)
-        for a, t in zip(arrays, typed, strict=True)
-    ]
-    return out, dtype
+        typed.append(is_array and a.dtype.kind == "f")
+    return arrays, typed
 
 
 class RobotHandle(RobotBase):
@@ -84,7 +70,8 @@ class RobotHandle(RobotBase):
     Methods mirror :class:`grid_rbd.jax.JaxRobotHandle` and take any array-likes with any number of
     identical leading batch dimensions. They return new, writable NumPy arrays: float32 for float32
     inputs, float64 for float64 inputs (whatever ``jax_enable_x64`` says globally, see the module
-    documentation). Lists, Python numbers and integer arrays take the dtype of the floating-point array
+    documentation); mixed float32 and float64 arguments compute in float64, as NumPy would promote them.
+    Lists, Python numbers and integer or boolean arrays take the dtype of the floating-point array
     arguments, or float64 when there are none. Arguments are validated before any kernel runs, with the
     same ``ValueError`` messages as the JAX handle. Calls run on the CPU device even when JAX's default
     backend is a GPU.
@@ -159,6 +146,21 @@ class RobotHandle(RobotBase):
                     self._compiled[key] = fn
         return fn
 
+    def _reject_zero_quaternions(self, q: npt.NDArray[Any]) -> None:
+        """A free-flyer quaternion of zero norm has no rotation: ValueError naming the first such sample.
+        (NaN and infinite inputs give NaN outputs instead, as in the JAX handle.)"""
+        for j in self._robot.metadata.joints:
+            if not (j.nq == 7 and j.nv == 6):
+                continue
+            quat = q[..., j.q_index + 3 : j.q_index + 7]
+            zero = np.sum(quat * quat, axis=-1) < np.finfo(q.dtype).tiny
+            if np.any(zero):
+                where = tuple(int(k) for k in np.argwhere(zero)[0])
+                raise ValueError(
+                    f"{self.name}: q{list(where) if where else ''}[{j.q_index + 3}:{j.q_index + 7}], the free-flyer "
+                    f"quaternion (x, y, z, w), has zero norm; use a unit quaternion, e.g. start from "
+                    f"robot.neutral() or robot.random_configuration()")
+
     def _run(
         self,
         name: str,
@@ -167,9 +169,12 @@ class RobotHandle(RobotBase):
         /,
         **static: Any,
     ) -> tuple[npt.NDArray[Any], ...]:
-        arrays, dtype = _prepare(args)
+        arrays, typed = _prepare(args)
         info = self._robot.metadata.algorithms[algorithm]
-        check_inputs(info, [a.shape for a in arrays], [a.dtype for a in arrays])
+        _, dtype = check_inputs(info, [a.shape for a in arrays], [a.dtype for a in arrays], typed, _F64)
+        arrays = [a.astype(dtype, copy=False) for a in arrays]
+        if info.inputs[0].name == "q":
+            self._reject_zero_quaternions(arrays[0])
         fn = self._compiled_fn(name, tuple(sorted(static.items())))
         with jax.enable_x64(True) if dtype == _F64 else contextlib.nullcontext(), jax.default_device(_cpu_device()):
             result = fn(*arrays)
@@ -307,7 +312,8 @@ class RobotHandle(RobotBase):
         return pos, rot, quat
 
     def frame_jacobian(self, q: npt.ArrayLike, frame: str | int) -> npt.NDArray[Any]:
-        """World-aligned Jacobian of one frame, rows ``[omega; v]`` in world coordinates.
+        """World-aligned Jacobian of one frame, rows ``[v; omega]`` in world coordinates (Pinocchio's
+        ``LOCAL_WORLD_ALIGNED`` frame Jacobian).
 
         Args:
           q: configuration, shape ``(..., NQ)``.
