@@ -18,7 +18,11 @@ Companion files, found beside the first JSON (``<stem>-<kind>``) or named by fla
 - ``-counts.json``  flops and bytes per sample (python -m bench.roofline.count) for the roofline
 - ``-ptxas.json``   register, spill and shared-memory figures (python -m bench.ptxas) of the kernels run
 - ``-analysis.md``  the written analysis of the goals, included under the goals table
-- ``--sweep``       a launch-shape sweep (bench/launch/sweep.sh) for the batch-1 kernel times
+- ``--sweep``       launch-shape sweeps (bench/launch/sweep.sh; later files replace earlier cells) for the
+                    batch-1 kernel times and, with counts, the roofline of the kernels themselves
+- ``--reference-counts`` a fixed flop count (the counts of an earlier, reference algorithm): the kernel
+                    roofline also shows the share of the FMA roof at that count, so that a cheaper
+                    algorithm does not read as a lower efficiency
 """
 
 from __future__ import annotations
@@ -297,6 +301,9 @@ def render(meta: dict, rows: list[dict], out: Path, extras: dict | None = None) 
 
     if extras.get("peaks") and extras.get("counts"):
         lines += roofline_section(extras["peaks"], extras["counts"], rows, batches[-1])
+        if extras.get("sweep_cells"):
+            lines += kernel_roofline_section(extras["peaks"], extras["counts"], extras.get("reference_counts"),
+                                             extras["sweep_cells"], extras["model_of"], extras.get("sweep_name", ""))
 
     # jit compile times (lowering + XLA compilation) at the smallest measured batch
     lines += ["## jit compile time (lowering + compilation, at the smallest measured batch)", ""]
@@ -388,6 +395,43 @@ def roofline_section(peaks: dict, counts: dict, rows: list[dict], batch: int) ->
     return lines
 
 
+def kernel_roofline_section(peaks: dict, counts: dict, reference: dict | None, cells: dict, model_of: dict[str, str],
+                            sweep_name: str) -> list[str]:
+    """The kernels alone (a launch-shape sweep's fastest shape at its largest batch) against the FMA roof, at
+    the flops counted on this code and, when given, at a fixed reference count."""
+    batch = max(k[3] for k in cells)
+    lines = [f"## Roofline of the kernels (launch-shape sweep, batch {batch})", ""]
+    lines += [f"Kernel times from {sweep_name} (CUDA events, median, the fastest shape), no JAX dispatch. "
+              "\"% of FMA roof\" is counted flops × samples/s over the FMA roof of the dtype"
+              + ("; \"at reference count\" uses the fixed count of the reference algorithm instead (the same "
+                 "work done the earlier, denser way), so a kernel that needs fewer flops is not shown as less "
+                 "efficient; above 100 % the reference algorithm could not reach the measured rate on this GPU at all"
+                 if reference else "") + ".", ""]
+    body = []
+    for robot, model in sorted(model_of.items()):
+        for (m, algo, precision, b), times in sorted(cells.items()):
+            if m != model or b != batch:
+                continue
+            shapes = {k: v for k, v in times.items() if k[1] != "baked"} or times
+            (_, shape), us = min(shapes.items(), key=lambda kv: kv[1])
+            dtype = "float32" if precision == "float" else "float64"
+            got = roofline.per_sample(counts, robot, algo, dtype)
+            if got is None:
+                continue
+            sps = batch / (us * 1e-6)
+            peak = float(peaks[f"fma_{roofline.precision(dtype)}_GFLOPs"])
+            row = [robot, algo, dtype, shape, f"{us:.1f}", fmt_rate(sps), f"{got[0]:.0f}",
+                   f"{100 * got[0] * sps / 1e9 / peak:.2f}"]
+            if reference is not None:
+                ref = roofline.per_sample(reference, robot, algo, dtype)
+                row += [f"{ref[0]:.0f}", f"{100 * ref[0] * sps / 1e9 / peak:.2f}"] if ref else ["—", "—"]
+            body.append(row)
+    head = ["robot", "kernel", "dtype", "shape", "µs", "samples/s", "flops/sample", "% of FMA roof"]
+    if reference is not None:
+        head += ["reference flops/sample", "% of FMA roof at reference count"]
+    return lines + (_table(head, body) if body else ["(no counted kernel in the sweep)", ""])
+
+
 def _cellkey(r: dict) -> tuple:
     return (r["robot"], r["op"], r["dtype"], int(r["batch"]), r["impl"])
 
@@ -400,7 +444,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--counts", type=Path, help="python -m bench.roofline.count's JSON (default: <stem>-counts.json)")
     p.add_argument("--ptxas", type=Path, help="python -m bench.ptxas's JSON (default: <stem>-ptxas.json)")
     p.add_argument("--analysis", type=Path, help="Markdown analysis of the goals (default: <stem>-analysis.md)")
-    p.add_argument("--sweep", type=Path, help="launch-shape sweep (sweep.txt) for the batch-1 kernel times")
+    p.add_argument("--sweep", type=Path, nargs="+",
+                   help="launch-shape sweeps (sweep.txt; later files replace earlier cells) for the batch-1 kernel "
+                        "times and the kernel roofline")
+    p.add_argument("--reference-counts", type=Path,
+                   help="a fixed reference flop count (bench.roofline.count JSON of an earlier algorithm)")
     p.add_argument("--launch-table", type=Path, default=REPO_ROOT / "codegen" / "emit" / "launch_configs" / "h200.json",
                    help="tuned launch configurations the sweep's times are read at")
     args = p.parse_args(argv)
@@ -422,13 +470,18 @@ def main(argv: list[str] | None = None) -> int:
     analysis = companion(args.analysis, "analysis.md")
     if analysis:
         extras["analysis"] = analysis.read_text()
+    if args.reference_counts:
+        extras["reference_counts"] = json.loads(args.reference_counts.read_text())
     if args.sweep:
-        _, cells, _ = sweep_summary.parse(args.sweep)
+        cells: dict = {}
+        for sweep in args.sweep:
+            cells.update(sweep_summary.parse(sweep)[1])
         table = json.loads(args.launch_table.read_text()) if args.launch_table.is_file() else None
         model_of = {name: info["model"] for name, info in meta.get("robots", {}).items() if "model" in info}
         extras["kernel_batch1_us"] = goals.kernel_times_from_sweep(
             cells, lambda *k: sweep_summary.baked_shape(table, *k), model_of)
-        extras["sweep_name"] = f"`{args.sweep.name}`"
+        extras["sweep_cells"], extras["model_of"] = cells, model_of
+        extras["sweep_name"] = " and ".join(f"`{sweep.name}`" for sweep in args.sweep)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(meta, rows, out, extras))
     print(out)

@@ -99,3 +99,23 @@ def test_benchmark_op_names_and_implementations():
 def test_unknown_dtype_is_an_error():
     with pytest.raises(ValueError):
         model.precision("bfloat16")
+
+
+def test_kernel_roofline_at_the_counted_and_the_reference_flops():
+    """bench/report.py's kernel roofline: the fastest shape at the sweep's largest batch, % of the FMA roof at
+    the counted flops and at a fixed reference count."""
+    from bench import report
+
+    # 'heavy' in float32 at batch 1000: 2x8 takes 10 µs (1e8 samples/s), 1x32 20 µs; baked is ignored
+    cells = {("botmodel", "heavy", "float", 1000): {(256, "2x8"): 10.0, (256, "1x32"): 20.0, (256, "baked"): 5.0},
+             ("botmodel", "heavy", "float", 1): {(256, "1x32"): 3.0}}
+    reference = {"bot": {"heavy": {"flops": 3_000_000, "bytes_f32": 500, "bytes_f64": 1000}}}
+    lines = report.kernel_roofline_section(PEAKS, COUNTS, reference, cells, {"bot": "botmodel"}, "`s.txt`")
+    rows = [line for line in lines if line.startswith("| bot |")]
+    assert len(rows) == 1
+    cols = [c.strip() for c in rows[0].strip("|").split("|")]
+    # 1.2e6 flops (float32 count) × 1e8 samples/s = 1.2e5 GFLOP/s = 240 % of 50 000; the reference count
+    # (3e6, its float64 figure standing for both) gives 600 %
+    assert cols[:5] == ["bot", "heavy", "float32", "2x8", "10.0"]
+    assert cols[6] == "1200000" and cols[7] == "240.00"
+    assert cols[8] == "3000000" and cols[9] == "600.00"
