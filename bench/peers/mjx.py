@@ -30,6 +30,8 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from bench.states import random_states
+
 __all__ = ["MjxPeer", "model_to_mjcf", "to_mujoco", "available"]
 
 # Operations MJX offers, with what each measures (the benchmark's notes).
@@ -382,7 +384,6 @@ def check(build_dir: str, samples: int = 8, seed: int = 0) -> list[str]:
     jax.config.update("jax_enable_x64", True)
     from grid_rbd.jax import JaxRobotHandle
 
-    from bench.run import random_states
 
     handle = JaxRobotHandle(os.fspath(Path(build_dir).absolute()))
     peer = MjxPeer(build_dir)

@@ -45,6 +45,7 @@ import numpy as np
 
 from bench.peers.mjx import MISSING as _MJX_MISSING
 from bench.peers.mjx import from_mujoco_acceleration, from_mujoco_mass_matrix, model_to_mjcf, to_mujoco
+from bench.states import random_states
 
 __all__ = ["MjWarpPeer", "Replay", "available", "importable", "check", "csr_to_dense", "mujoco_reference",
            "FLOAT32_ONLY"]
@@ -335,7 +336,6 @@ def check(build_dir: str, samples: int = 8, seed: int = 0, device: str | None = 
       One line per comparison: ``ok``, ``FAIL`` or ``n/a``, with the worst relative error and its tolerance
       (float32 against float64 references; see :func:`tolerances`).
     """
-    from bench.run import random_states
 
     wp = _warp()
     if device is None and wp.get_cuda_device_count() == 0:

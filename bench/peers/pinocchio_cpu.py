@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.states import random_states
+
 __all__ = ["PinocchioPeer", "available", "build_model"]
 
 NOTES = {
@@ -380,7 +382,6 @@ def check(build_dir: str, samples: int = 8, seed: int = 0) -> list[str]:
     jax.config.update("jax_enable_x64", True)
     from grid_rbd.jax import JaxRobotHandle
 
-    from bench.run import random_states
 
     handle = JaxRobotHandle(os.fspath(Path(build_dir).absolute()))
     peer = PinocchioPeer(build_dir, threads=1)

@@ -34,6 +34,7 @@ if _WHY:
 
 import bench.run as bench_run  # noqa: E402
 from bench.peers.mjx import from_mujoco_acceleration  # noqa: E402
+from bench.states import random_states  # noqa: E402
 from grid_rbd._artifacts import find_robot  # noqa: E402
 
 ROBOTS = [r for r in ("iiwa", "go2") if r in refdata.robot_names()]
@@ -56,7 +57,7 @@ def peer(robot: str) -> peer_module.MjWarpPeer:
 
 def states(robot: str, batch: int, seed: int):
     """Benchmark states (bench.run.random_states) at float32 values: what MuJoCo Warp computes on."""
-    drawn = bench_run.random_states(peer(robot).model, batch, np.random.default_rng(seed))
+    drawn = random_states(peer(robot).model, batch, np.random.default_rng(seed))
     return tuple(a.astype(np.float32).astype(np.float64) for a in drawn)
 
 
