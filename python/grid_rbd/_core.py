@@ -366,5 +366,33 @@ class RobotBase:
         return index % n
 
 
+    def joint_coordinates(self, joint: str | int) -> tuple[slice, slice]:
+        """Where one joint's coordinates are: ``(q_slice, v_slice)``, so that ``q[..., q_slice]`` is its
+        configuration and ``qd[..., v_slice]`` (or ``tau``, ``qdd``, a row or column of a derivative) its
+        velocity coordinates. A free-flyer takes 7 configuration and 6 velocity coordinates (Pinocchio's
+        ``idx_q``/``nq`` and ``idx_v``/``nv``), every other joint one of each.
+
+        Args:
+          joint: a name from :attr:`joint_names`, or an index into it (negative counts from the end).
+
+        Raises:
+          ValueError: unknown name, or index out of range.
+        """
+        joints = self._robot.metadata.joints
+        names = [j.name for j in joints]
+        if isinstance(joint, str):
+            if joint not in names:
+                shown = ", ".join(repr(s) for s in names[:5]) + (", ..." if len(names) > 5 else "")
+                raise ValueError(f"unknown joint {joint!r} for robot {self.name!r}; valid names include {shown} "
+                                 f"({len(names)} joints, see joint_names)")
+            info = joints[names.index(joint)]
+        else:
+            index = operator.index(joint)
+            if not -len(joints) <= index < len(joints):
+                raise ValueError(f"joint index {index} is out of range for {len(joints)} joints of robot {self.name!r}")
+            info = joints[index]
+        return slice(info.q_index, info.q_index + info.nq), slice(info.v_index, info.v_index + info.nv)
+
+
 def _rebuild(cls: type[RobotBase], build_dir: str, gravity: tuple[float, float, float]) -> RobotBase:
     return cls(Path(build_dir), gravity=gravity)

@@ -127,3 +127,20 @@ def test_zero_quaternion_and_non_finite_policy(numpy_handle, jax_handle, rng):
     q_nan = q[[0, 2]]
     out = h.forward_dynamics(q_nan, qd[[0, 2]], tau[[0, 2]])
     assert np.isfinite(out[0]).all() and np.isnan(out[1]).any()
+
+
+@pytest.mark.parametrize("name", PIN_ROBOTS)
+def test_joint_coordinates_match_pinocchio(name, numpy_handle, jax_handle):
+    """joint_coordinates gives Pinocchio's idx_q/nq and idx_v/nv for every joint, by name and by index."""
+    h, jh = numpy_handle(name), jax_handle(name)
+    model = conventions.build_model(_robot(name))
+    assert len(h.joint_names) == model.njoints - 1  # Pinocchio's joint 0 is the universe
+    for k, joint in enumerate(h.joint_names):
+        pj = model.joints[model.getJointId(joint)]
+        want = (slice(pj.idx_q, pj.idx_q + pj.nq), slice(pj.idx_v, pj.idx_v + pj.nv))
+        assert h.joint_coordinates(joint) == want and h.joint_coordinates(k) == want
+        assert jh.joint_coordinates(joint) == want
+    with pytest.raises(ValueError, match="unknown joint"):
+        h.joint_coordinates("no_such_joint")
+    with pytest.raises(ValueError, match="out of range"):
+        h.joint_coordinates(len(h.joint_names))
