@@ -39,22 +39,14 @@ def _expected(trailing: tuple[int, ...]) -> str:
     return "(..., " + ", ".join(str(d) for d in trailing) + ")" if trailing else "(...)"
 
 
-def compute_dtype(
-    names: Sequence[str], dtypes: Sequence[np.dtype[Any]], typed: Sequence[bool], default: np.dtype[Any]
-) -> np.dtype[Any]:
+def compute_dtype(dtypes: Sequence[np.dtype[Any]], typed: Sequence[bool], default: np.dtype[Any]) -> np.dtype[Any]:
     """The dtype a call computes in, promoting its arguments as NumPy would.
 
     Floating-point arrays are *typed*: the result type of their dtypes decides (float32 with float64 gives
-    float64; float16 and bfloat16 widen to float32). Integer and boolean arrays and Python numbers and lists
-    (*untyped*) take that dtype, or ``default`` when no argument is typed.
-
-    Raises:
-      ValueError: an argument is not real (complex, object, string); the message names it.
+    float64; float16 widens to float32). Integer and boolean arrays and Python numbers and lists (*untyped*)
+    take that dtype, or ``default`` when no argument is typed. The dtypes are real (:func:`check_inputs`
+    rejects the others, naming the argument).
     """
-    for name, dt in zip(names, dtypes, strict=True):
-        if dt.kind not in "biuf":
-            raise ValueError(f"{name} must be a real array (float32 or float64; integer and boolean arrays are "
-                             f"converted); got dtype {dt}")
     floats = [dt for dt, t in zip(dtypes, typed, strict=True) if t and dt.kind == "f"]
     if not floats:
         return default
@@ -110,9 +102,8 @@ def check_inputs(
                 f"shape {format_shape(batch)} of {first}; got {format_shape(shape)}"
             )
     assert batch is not None
-    names = [info.name for info in algorithm.inputs]
     flags = typed if typed is not None else [dt.kind == "f" for dt in dtypes]
-    return batch, compute_dtype(names, dtypes, flags, default)
+    return batch, compute_dtype(dtypes, flags, default)
 
 
 def parse_gravity(gravity: Any) -> tuple[float, float, float]:
