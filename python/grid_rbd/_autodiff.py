@@ -95,9 +95,10 @@ def configuration_tangent(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array) -
     twist ``[v_lin; ω]`` with ``v_lin = Rᵀ·dp`` and ``ω = 2·Im(conj(quat) ⊗ dquat) / |quat|²``.
     """
     pieces: list[jax.Array] = []
-    for joint in handle._robot.metadata.joints:
-        qi = joint.q_index
-        if joint.nq == 1:
+    for name in handle.joint_names:
+        q_slice, _ = handle.joint_coordinates(name)
+        qi = q_slice.start
+        if q_slice.stop - qi == 1:
             pieces.append(dq[..., qi : qi + 1])
             continue
         quat = q[..., qi + 3 : qi + 7]
@@ -118,7 +119,7 @@ def _kernel(handle: JaxRobotHandle, algorithm: str, *args: Any, frame: int | Non
 def _first_order_only_impl(
     handle: JaxRobotHandle, algorithm: str, frame: int | None, *args: Any
 ) -> tuple[jax.Array, ...]:
-    return tuple(handle._call(algorithm, args, frame=frame))
+    return tuple(handle.kernel_call(algorithm, args, frame=frame))
 
 
 _first_order_only = jax.custom_jvp(_first_order_only_impl, nondiff_argnums=(0, 1, 2))

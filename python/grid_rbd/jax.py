@@ -142,7 +142,24 @@ class JaxRobotHandle(RobotBase):
 
     # Kernel call ----------------------------------------------------------------------------------
 
-    def _call(self, algorithm: str, args: Sequence[ArrayLike], frame: int | None = None) -> list[jax.Array]:
+    def kernel_call(self, algorithm: str, args: Sequence[ArrayLike], frame: int | None = None) -> list[jax.Array]:
+        """One generated kernel by its name in ``metadata.json`` (e.g. ``"aba"``, ``"idsva_so"``), with no
+        derivative rule: the primitive the differentiable methods and their rules (:mod:`grid_rbd._autodiff`)
+        are built on. Arguments are checked like every method's; outputs are in the kernels' own
+        conventions (frame Jacobian rows ``[omega; v]``).
+
+        Args:
+          algorithm: the kernel's name.
+          args: its inputs in metadata order, with any common leading batch shape.
+          frame: the frame index, for kernels that take one.
+
+        Returns:
+          The kernel's outputs in metadata order.
+
+        Raises:
+          NotImplementedError: the build has no such kernel.
+          ValueError: an argument's shape or dtype does not fit.
+        """
         info = self._robot.metadata.algorithms.get(algorithm)
         if info is None:
             raise NotImplementedError(f"the build of robot {self.name!r} has no {algorithm!r} kernel")

@@ -144,3 +144,19 @@ def test_joint_coordinates_match_pinocchio(name, numpy_handle, jax_handle):
         h.joint_coordinates("no_such_joint")
     with pytest.raises(ValueError, match="out of range"):
         h.joint_coordinates(len(h.joint_names))
+
+
+def test_kernel_call_is_the_kernel_in_its_own_conventions(jax_handle, rng):
+    """kernel_call runs a generated kernel by name: ABA is forward_dynamics, the frame Jacobian kernel keeps
+    the kernels' rows [ω; v] (the methods reorder them); an unknown kernel is NotImplementedError."""
+    jh = jax_handle("go2")
+    inputs = support.random_inputs(jh, rng, (2,))
+    q, qd, tau = (jnp.asarray(inputs[k]) for k in ("q", "qd", "tau"))
+    (qdd,) = jh.kernel_call("aba", (q, qd, tau))
+    np.testing.assert_array_equal(np.asarray(qdd), np.asarray(jh.forward_dynamics(q, qd, tau)))
+    frame = jh.frame_index(support.leaf_frame(jh))
+    (kernel_rows,) = jh.kernel_call("frame_jacobian", (q,), frame=frame)
+    np.testing.assert_array_equal(np.asarray(kernel_rows)[..., [3, 4, 5, 0, 1, 2], :],
+                                  np.asarray(jh.frame_jacobian(q, frame)))
+    with pytest.raises(NotImplementedError, match="no 'no_such_kernel' kernel"):
+        jh.kernel_call("no_such_kernel", (q,))
