@@ -63,7 +63,9 @@ func writeModelJSON(r *model.Robot, path string) error {
 // trajectories descend jax.grad of a loss through whole rollouts, printing the falling loss and saving
 // grid_rbd_demo.png. Flags: -batch=N tasks (default 32), -iterations=N gradient steps (default 200).
 func Demo(batch, iterations *int) error {
-	mg.Deps(Venv)
+	if err := demoVenv(); err != nil {
+		return err
+	}
 	out := filepath.Join("build", "iiwa")
 	if err := Build(bundledRobot, nil, &out, nil); err != nil {
 		return err

@@ -18,51 +18,109 @@ import (
 )
 
 const (
-	venvDir          = ".venv"
+	venvDir = ".venv"
+	// The environment comes in two sizes: what the demo needs (jax, numpy, matplotlib) and what the tests
+	// need on top (Pinocchio, the CUDA compiler wheels, the benchmark peers), about 1.8 GB.
+	demoRequirements = "python/requirements-demo.txt"
 	testRequirements = "tests/requirements.txt"
-	// The stamp records the requirements the environment was built from, so edits trigger a rebuild.
+	// The stamp records which requirements the environment was built from, so edits trigger a rebuild.
 	venvStamp = venvDir + "/.grid-rbd-requirements.sha256"
 )
 
 func venvPython() string { return filepath.Join(venvDir, "bin", "python") }
 
 // Venv creates the Python 3.12 virtual environment in .venv with the test requirements
-// (tests/requirements.txt). Set GRID_PYTHON to choose the interpreter that creates it.
-func Venv() error {
-	req, err := os.ReadFile(testRequirements)
-	if err != nil {
-		return err
+// (tests/requirements.txt, which include the demo's). Set GRID_PYTHON to choose the interpreter that
+// creates it.
+func Venv() error { return ensureVenv(testRequirements) }
+
+// demoVenv makes sure .venv has at least the demo's requirements: a fresh environment gets only those.
+func demoVenv() error {
+	if stamp, err := requirementsStamp(testRequirements); err == nil && venvStamped(stamp) {
+		return ensureFFIHeaders()
 	}
-	sum := sha256.Sum256(req)
-	want := hex.EncodeToString(sum[:])
-	if got, err := os.ReadFile(venvStamp); err == nil && strings.TrimSpace(string(got)) == want {
-		if _, err := os.Stat(filepath.Join(ffiIncludeDir, "xla", "ffi", "api", "ffi.h")); err == nil {
-			return nil
+	return ensureVenv(demoRequirements)
+}
+
+// requirementsStamp identifies a requirements file with the files it includes (-r), by content.
+func requirementsStamp(file string) (string, error) {
+	h := sha256.New()
+	var add func(string) error
+	add = func(path string) error {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
 		}
-		return fetchFFIHeaders()
+		h.Write(data)
+		for _, line := range strings.Split(string(data), "\n") {
+			if inc, ok := strings.CutPrefix(strings.TrimSpace(line), "-r "); ok {
+				if err := add(filepath.Join(filepath.Dir(path), strings.TrimSpace(inc))); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
-	py, err := findPython()
+	if err := add(file); err != nil {
+		return "", err
+	}
+	return file + " " + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func venvStamped(stamp string) bool {
+	got, err := os.ReadFile(venvStamp)
+	return err == nil && strings.TrimSpace(string(got)) == stamp
+}
+
+// ensureVenv installs requirements into .venv: nothing when the stamp says so, on top of the existing
+// environment when it holds the demo's current requirements (the test set includes them), otherwise into a
+// new one.
+func ensureVenv(requirements string) error {
+	want, err := requirementsStamp(requirements)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("== creating %s with %s and installing %s\n", venvDir, py, testRequirements)
-	if err := os.RemoveAll(venvDir); err != nil {
+	if venvStamped(want) {
+		return ensureFFIHeaders()
+	}
+	demo, err := requirementsStamp(demoRequirements)
+	if err != nil {
 		return err
 	}
-	if err := sh.RunV(py, "-m", "venv", venvDir); err != nil {
+	if !venvStamped(demo) || requirements == demoRequirements {
+		py, err := findPython()
+		if err != nil {
+			return err
+		}
+		fmt.Printf("== creating %s with %s\n", venvDir, py)
+		if err := os.RemoveAll(venvDir); err != nil {
+			return err
+		}
+		if err := sh.RunV(py, "-m", "venv", venvDir); err != nil {
+			return err
+		}
+		if err := sh.RunV(venvPython(), append(pipInstall, "--upgrade", "pip")...); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("== installing %s into %s\n", requirements, venvDir)
+	if err := sh.RunV(venvPython(), append(pipInstall, "-r", requirements)...); err != nil {
 		return err
 	}
-	pip := []string{"-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"}
-	if err := sh.RunV(venvPython(), append(pip, "--upgrade", "pip")...); err != nil {
-		return err
-	}
-	if err := sh.RunV(venvPython(), append(pip, "-r", testRequirements)...); err != nil {
-		return err
-	}
-	if err := fetchFFIHeaders(); err != nil {
+	if err := ensureFFIHeaders(); err != nil {
 		return err
 	}
 	return os.WriteFile(venvStamp, []byte(want+"\n"), 0o644)
+}
+
+var pipInstall = []string{"-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"}
+
+// ensureFFIHeaders fetches the XLA FFI headers unless .venv already has them.
+func ensureFFIHeaders() error {
+	if _, err := os.Stat(filepath.Join(ffiIncludeDir, "xla", "ffi", "api", "ffi.h")); err == nil {
+		return nil
+	}
+	return fetchFFIHeaders()
 }
 
 // The FFI handlers are compiled against the XLA FFI headers of the oldest supported jaxlib: XLA accepts
