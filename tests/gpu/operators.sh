@@ -2,7 +2,7 @@
 # GPU run of the operator tests, on a machine with an NVIDIA GPU, nvcc (CUDA 13), Python 3.12, numpy, scipy and
 # pytest (Pinocchio optional):
 #   bash tests/gpu/operators.sh RESULTS_DIR [pytest arguments...]
-# Builds kernels/glass/test/harness with nvcc (sm_90, $CUDA_ARCH to change) and runs tests/operators with every
+# Builds tests/operators/cpp/harness with nvcc (sm_90, $CUDA_ARCH to change) and runs tests/operators with every
 # harness call on the device: block scope at blockDim 1, 7, 31, 32, 33, 57, 96 and 256 with byte-identical
 # results required across thread counts, warp scope with 1 to 8 warps (problems) per block, thread scope one
 # problem per thread, outputs poisoned with NaN. Without Pinocchio the tests marked `pinocchio` are deselected

@@ -1,6 +1,6 @@
-"""The operator harness: kernels/glass/test/harness compiled into a shared library and loaded with ctypes.
+"""The operator harness: tests/operators/cpp/harness compiled into a shared library and loaded with ctypes.
 
-``build(out_dir)`` compiles every ``kernels/glass/test/harness/*.cpp`` into one shared library (the host C++
+``build(out_dir)`` compiles every ``tests/operators/cpp/harness/*.cpp`` into one shared library (the host C++
 compiler, ``$CXX`` or ``c++``, warnings as errors); ``Harness`` lists its registered calls and runs them on
 NumPy arrays. Call names are ``"<function>[<template arguments>]/<scope>/<precision>"``.
 
@@ -29,7 +29,7 @@ import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KERNELS = REPO_ROOT / "kernels"
-SOURCES = KERNELS / "glass" / "test" / "harness"
+SOURCES = Path(__file__).resolve().parent / "cpp" / "harness"
 
 GPU_ENV = "GLASS_HARNESS_GPU"
 REPORT_ENV = "GLASS_HARNESS_GPU_REPORT"

@@ -1,5 +1,6 @@
-// Package kernels holds the hand-written CUDA C++ headers; this test builds and runs their C++ tests.
-package kernels
+// Package operators tests the operator library (kernels/glass): this Go test builds and runs its C++ tests
+// (cpp/); the pytest suite beside it checks every operator through the harness (cpp/harness/).
+package operators
 
 import (
 	"bytes"
@@ -22,7 +23,7 @@ var summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`)
 // includeDir is the directory the headers are included relative to ("glass/spatial.cuh").
 func includeDir(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(".")
+	dir, err := filepath.Abs(filepath.Join("..", "..", "kernels"))
 	if err != nil {
 		t.Fatalf("resolving the kernels directory: %v", err)
 	}
@@ -76,14 +77,14 @@ func TestGlassHost(t *testing.T) {
 		source string
 		flags  []string
 	}{
-		{name: "spatial", source: "glass/test/spatial_test.cpp", flags: []string{"-O1"}},
+		{name: "spatial", source: "cpp/spatial_test.cpp", flags: []string{"-O1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			bin := filepath.Join(t.TempDir(), "test")
 			args := append([]string{"-std=c++17"}, tc.flags...)
-			args = append(args, "-Wall", "-Wextra", "-Werror", "-I"+inc, filepath.Join(inc, tc.source), "-o", bin)
+			args = append(args, "-Wall", "-Wextra", "-Werror", "-I"+inc, tc.source, "-o", bin)
 			runTool(t, 5*time.Minute, cxx, args...)
 			checkSummary(t, runTool(t, 5*time.Minute, bin))
 		})
@@ -103,7 +104,7 @@ func TestGlassCUDA(t *testing.T) {
 		name   string
 		source string
 	}{
-		{name: "spatial", source: "glass/test/spatial_gpu_test.cu"},
+		{name: "spatial", source: "cpp/spatial_gpu_test.cu"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +113,7 @@ func TestGlassCUDA(t *testing.T) {
 			common := []string{
 				"-x", "cu", "-arch=sm_90", "-std=c++17", "-O3",
 				"-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror",
-				"-I" + inc, filepath.Join(inc, tc.source),
+				"-I" + inc, tc.source,
 			}
 			runTool(t, 10*time.Minute, nvcc, append(common, "-c", "-o", filepath.Join(dir, "test.o"))...)
 			if !gpu {
