@@ -67,6 +67,9 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	if opt.BlockThreads < 1 || opt.BlockThreads > 1024 {
 		return nil, fmt.Errorf("block size %d is outside 1..1024", opt.BlockThreads)
 	}
+	if err := checkLimits(r); err != nil {
+		return nil, err
+	}
 	if opt.Launch == nil && !opt.Untuned {
 		tuned, err := tunedLaunch(r)
 		if err != nil {
