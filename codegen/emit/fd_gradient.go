@@ -49,7 +49,7 @@ func emitForwardDynamicsGradient(g *gen) {
 			w.line("if (err == cudaSuccess) err = minv_launch<T>(d_Minv, d_q, num_samples, stream);")
 			w.line("if (err != cudaSuccess) return err;")
 			w.line("const size_t columns = size_t(num_samples) * %d;", 2*nv)
-			w.line("const unsigned blocks = unsigned(std::min<size_t>((columns + 255) / 256, size_t(1) << 20));")
+			w.line("const unsigned blocks = unsigned(std::min<size_t>((columns + 255) / 256, MAX_GRID_BLOCKS));")
 			w.line("algorithms::forward_dynamics_gradient_solve_kernel<Robot, T><<<blocks, 256, 0, stream>>>(d_dqdd_dq, d_dqdd_dqd, d_Minv, num_samples);")
 			w.line("return cudaGetLastError();")
 		},

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._metadata import JointInfo
 
-__all__ = ["neutral", "integrate", "difference", "random_configuration", "invalid"]
+__all__ = ["neutral", "integrate", "difference", "random_configuration", "invalid", "zero_quaternions"]
 
 # Below this squared angle the trigonometric ratios are replaced by their Taylor series (exact in float64
 # to rounding there, and differentiable at zero).
@@ -45,17 +45,23 @@ def neutral(joints: Sequence[JointInfo], nq: int, xp: Any = np, dtype: Any = Non
     return xp.asarray(q) if dtype is None else xp.asarray(q, dtype=dtype)
 
 
-def invalid(joints: Sequence[JointInfo], q: Any, xp: Any = np) -> Any:
-    """Which configurations the dynamics cannot use, shape ``q.shape[:-1]``: a coordinate that is NaN or
-    infinite, or a free-flyer quaternion whose squared norm is below the dtype's smallest normal number
-    (zero, as an all-zero ``q`` has), which has no rotation to normalise to."""
-    bad = xp.any(~xp.isfinite(q), axis=-1)
+def zero_quaternions(joints: Sequence[JointInfo], q: Any, xp: Any = np) -> Any:
+    """Which configurations hold a free-flyer quaternion with no rotation to normalise to, shape
+    ``q.shape[:-1]``: its squared norm below the dtype's smallest normal number (zero, as an all-zero ``q``
+    has)."""
     tiny = np.finfo(np.dtype(q.dtype)).tiny
+    zero = xp.zeros(q.shape[:-1], dtype=bool)
     for j in joints:
         if _is_free_flyer(j):
             quat = q[..., j.q_index + 3 : j.q_index + 7]
-            bad = bad | (xp.sum(quat * quat, axis=-1) < tiny)
-    return bad
+            zero = zero | (xp.sum(quat * quat, axis=-1) < tiny)
+    return zero
+
+
+def invalid(joints: Sequence[JointInfo], q: Any, xp: Any = np) -> Any:
+    """Which configurations the dynamics cannot use, shape ``q.shape[:-1]``: a coordinate that is NaN or
+    infinite, or a zero free-flyer quaternion (:func:`zero_quaternions`)."""
+    return xp.any(~xp.isfinite(q), axis=-1) | zero_quaternions(joints, q, xp)
 
 
 def _cross(a: Any, b: Any, xp: Any) -> Any:

@@ -149,17 +149,15 @@ class RobotHandle(RobotBase):
     def _reject_zero_quaternions(self, q: npt.NDArray[Any]) -> None:
         """A free-flyer quaternion of zero norm has no rotation: ValueError naming the first such sample.
         (NaN and infinite inputs give NaN outputs instead, as in the JAX handle.)"""
-        for j in self._robot.metadata.joints:
-            if not (j.nq == 7 and j.nv == 6):
-                continue
-            quat = q[..., j.q_index + 3 : j.q_index + 7]
-            zero = np.sum(quat * quat, axis=-1) < np.finfo(q.dtype).tiny
-            if np.any(zero):
-                where = tuple(int(k) for k in np.argwhere(zero)[0])
-                raise ValueError(
-                    f"{self.name}: q{list(where) if where else ''}[{j.q_index + 3}:{j.q_index + 7}], the free-flyer "
-                    f"quaternion (x, y, z, w), has zero norm; use a unit quaternion, e.g. start from "
-                    f"robot.neutral() or robot.random_configuration()")
+        joints = self._robot.metadata.joints
+        zero = configuration.zero_quaternions(joints, q)
+        if np.any(zero):
+            first = next(j for j in joints if j.nq == 7)  # the free-flyer: a tree has at most one, its root
+            where = tuple(int(k) for k in np.argwhere(zero)[0])
+            raise ValueError(
+                f"{self.name}: q{list(where) if where else ''}[{first.q_index + 3}:{first.q_index + 7}], the "
+                f"free-flyer quaternion (x, y, z, w), has zero norm; use a unit quaternion, e.g. start from "
+                f"robot.neutral() or robot.random_configuration()")
 
     def _run(
         self,

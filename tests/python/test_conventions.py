@@ -21,12 +21,6 @@ def _robot(name: str) -> conventions.Robot:
     return {r.name: r for r in refdata.robot_set()}[name]
 
 
-def _to_pinocchio_q(h, q: np.ndarray) -> np.ndarray:
-    # iiwa and go2 have no continuous joints: Pinocchio's q is ours
-    assert len(q) == h.nq
-    return q
-
-
 @pytest.mark.parametrize("name", PIN_ROBOTS)
 def test_frame_jacobian_rows_are_pinocchio_v_omega(name, numpy_handle, jax_handle, rng):
     """Both handles' frame Jacobians equal pin.getFrameJacobian(..., LOCAL_WORLD_ALIGNED) unconverted, and
@@ -39,7 +33,7 @@ def test_frame_jacobian_rows_are_pinocchio_v_omega(name, numpy_handle, jax_handl
     fid = model.getFrameId(frame)
     for _ in range(3):
         q = h.random_configuration(rng)
-        pin.computeJointJacobians(model, data, _to_pinocchio_q(h, q))
+        pin.computeJointJacobians(model, data, q)  # no continuous joints: Pinocchio's q is ours
         pin.framesForwardKinematics(model, data, q)
         want = pin.getFrameJacobian(model, data, fid, pin.LOCAL_WORLD_ALIGNED)
         np.testing.assert_allclose(h.frame_jacobian(q, frame), want, rtol=0, atol=1e-10)
