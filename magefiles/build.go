@@ -52,7 +52,7 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 			return err
 		}
 	}
-	if err := Gen(urdfPath, floating, out, nil); err != nil {
+	if err := Gen(urdfPath, floating, out, nil, nil); err != nil {
 		return err
 	}
 	dir := filepath.Join("build", strings.TrimSuffix(filepath.Base(urdfPath), filepath.Ext(urdfPath)))

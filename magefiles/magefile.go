@@ -104,8 +104,10 @@ func RefDemo(urdfPath *string, floating *bool, seconds *float64) error {
 
 // Gen generates a robot's CUDA C++ header, metadata and XLA FFI bindings into build/<name>/ (grid.cuh,
 // metadata.json, grid_ffi.h), where name is the URDF file's stem. Flags: -floating adds a free-flyer base;
-// -out=DIR overrides the folder; -block=N sets the launch helpers' default block size (default 128).
-func Gen(urdfPath string, floating *bool, out *string, block *int) error {
+// -out=DIR overrides the folder; -block=N sets the launch helpers' default block size (default 128);
+// -roll=auto|always|never chooses the unrolled or the rolled robot description (default auto: rolled above
+// emit.RollBodies bodies; docs/architecture.md).
+func Gen(urdfPath string, floating *bool, out *string, block *int, roll *string) error {
 	start := time.Now()
 	r, err := loadRobot(urdfPath, floating, nil)
 	if err != nil {
@@ -114,6 +116,11 @@ func Gen(urdfPath string, floating *bool, out *string, block *int) error {
 	opt := emit.Options{}
 	if block != nil {
 		opt.BlockThreads = *block
+	}
+	if roll != nil {
+		if opt.Roll, err = emit.ParseRoll(*roll); err != nil {
+			return err
+		}
 	}
 	gen, err := emit.Generate(r, opt)
 	if err != nil {

@@ -103,9 +103,9 @@ int main(int argc, char** argv) {
 }
 
 // hostBuild generates a robot's header and driver into dir and compiles them with the host compiler.
-func hostBuild(t *testing.T, r *model.Robot, dir string) (*emit.Metadata, string) {
+func hostBuild(t *testing.T, r *model.Robot, dir string, opt emit.Options) (*emit.Metadata, string) {
 	t.Helper()
-	out, err := emit.Generate(r, emit.Options{})
+	out, err := emit.Generate(r, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +132,9 @@ func hostBuild(t *testing.T, r *model.Robot, dir string) (*emit.Metadata, string
 
 // hostErrors runs the host build of a robot and returns, per entry point and precision, the largest error
 // relative to each output's largest magnitude (float errors of M⁻¹-based outputs divided by cond(M)).
-func hostErrors(t *testing.T, r *model.Robot) (map[string][2]float64, float64) {
+func hostErrors(t *testing.T, r *model.Robot, opt emit.Options) (map[string][2]float64, float64) {
 	dir := t.TempDir()
-	m, bin := hostBuild(t, r, dir)
+	m, bin := hostBuild(t, r, dir, opt)
 	const n = 4
 	samples := equiv.RandomSamples(r, n, 21)
 	var in bytes.Buffer
@@ -227,10 +227,31 @@ func relErr(what string, got, want []float64) float64 {
 	return d / scale
 }
 
+// checkHostErrors applies the host build's tolerances: float64 to 1e-10 relative to the output's largest
+// magnitude (second-order derivatives, whose reference is central differences, to
+// equiv.SecondOrderTolerance), float32 to 1e-4 (times cond(M) for M⁻¹-based outputs).
+func checkHostErrors(t *testing.T, errs map[string][2]float64, cond float64) {
+	t.Helper()
+	for algo, e := range errs {
+		tol64 := 1e-10
+		if fd, ok := equiv.SecondOrderTolerance[algo]; ok {
+			tol64 = fd
+		}
+		if e[0] > tol64 {
+			t.Errorf("%s float64: relative error %.3g > %.0e", algo, e[0], tol64)
+		}
+		tol := 1e-4
+		if equiv.ConditionedByM[algo] {
+			tol *= cond
+		}
+		if e[1] > tol {
+			t.Errorf("%s float32: relative error %.3g > %.3g", algo, e[1], tol)
+		}
+	}
+}
+
 // TestHostBuildMatchesReference compiles every robot's generated header for the host and compares every
-// entry point with codegen/ref: float64 to 1e-10 relative to the output's largest magnitude (second-order
-// derivatives, whose reference is central differences, to equiv.SecondOrderTolerance), float32 to 1e-4
-// (times cond(M) for M⁻¹-based outputs).
+// entry point with codegen/ref (checkHostErrors).
 func TestHostBuildMatchesReference(t *testing.T) {
 	if _, err := exec.LookPath("c++"); err != nil {
 		t.Fatal("a C++17 compiler (c++) is needed for the host build tests")
@@ -253,23 +274,8 @@ func TestHostBuildMatchesReference(t *testing.T) {
 					testrobots.SkipLong(t, tr.Name)
 				}
 				r.Gravity = testGravity
-				errs, cond := hostErrors(t, r)
-				for algo, e := range errs {
-					tol64 := 1e-10
-					if fd, ok := equiv.SecondOrderTolerance[algo]; ok {
-						tol64 = fd
-					}
-					if e[0] > tol64 {
-						t.Errorf("%s float64: relative error %.3g > %.0e", algo, e[0], tol64)
-					}
-					tol := 1e-4
-					if equiv.ConditionedByM[algo] {
-						tol *= cond
-					}
-					if e[1] > tol {
-						t.Errorf("%s float32: relative error %.3g > %.3g", algo, e[1], tol)
-					}
-				}
+				errs, cond := hostErrors(t, r, emit.Options{})
+				checkHostErrors(t, errs, cond)
 				mu.Lock()
 				results[tr.Name] = result{errs, cond}
 				mu.Unlock()
@@ -298,4 +304,49 @@ func TestHostBuildMatchesReference(t *testing.T) {
 		b.WriteString("\n")
 	}
 	t.Log(b.String())
+}
+
+// TestRolledHostBuildMatchesReference generates every robot rolled (bodies iterated at run time over joint
+// classes; compiles in seconds at any size, so the long robots are in) and holds it to the same
+// tolerances; the second-order entry points, which need the unrolled description, are absent and named in
+// the metadata.
+func TestRolledHostBuildMatchesReference(t *testing.T) {
+	if _, err := exec.LookPath("c++"); err != nil {
+		t.Fatal("a C++17 compiler (c++) is needed for the host build tests")
+	}
+	for _, tr := range testrobots.WithExampleRobots(t) {
+		t.Run(tr.Name, func(t *testing.T) {
+			t.Parallel()
+			r, err := model.Load(tr.Path, urdf.Options{}, model.Options{FreeFlyer: tr.FreeFlyer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Gravity = testGravity
+			opt := emit.Options{Roll: emit.RollAlways}
+			errs, cond := hostErrors(t, r, opt)
+			checkHostErrors(t, errs, cond)
+			out, err := emit.Generate(r, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := emit.ParseMetadata(out.Metadata)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !m.Rolled {
+				t.Error("metadata does not say the robot is rolled")
+			}
+			for _, name := range []string{"idsva_so", "fdsva_so"} {
+				if _, ok := errs[name]; ok {
+					t.Errorf("%s was generated for a rolled robot", name)
+				}
+				if m.Unavailable[name] == "" {
+					t.Errorf("metadata does not name %s as unavailable", name)
+				}
+			}
+			if len(errs) != 13 {
+				t.Errorf("%d entry points checked, want the 13 first-order ones", len(errs))
+			}
+		})
+	}
 }

@@ -43,6 +43,9 @@ type entry struct {
 	// return): the algorithm's phases as separate launches of other entry points instead of the fused
 	// `<name>_thread_kernel`.
 	phasedThreadLaunch func(w *writer)
+	// heapState has the host build keep the template's state on the heap and pass the caller's arrays
+	// straight to it: a rolled robot's state and arrays can exceed a thread's stack.
+	heapState bool
 }
 
 // sharedType is the algorithm template's cross-body state for precision typ.
@@ -342,7 +345,14 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		}
 		w.line("return Status::from(err);")
 		w.line("#else")
-		if e.algorithm != "" {
+		if e.algorithm != "" && e.heapState {
+			w.line("std::unique_ptr<%s> state(new %s);", e.sharedType("T"), e.sharedType("T"))
+			w.block("for (int k = 0; k < num_samples; ++k)", func() {
+				args := append([]string{"ThreadScope{}"}, offsets("h_", "k")...)
+				args = append(append(args, "*state"), pcall...)
+				w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(args, ", "))
+			})
+		} else if e.algorithm != "" {
 			w.block("for (int k = 0; k < num_samples; ++k)", func() {
 				w.line("%s_thread<T>(%s);", e.name, strings.Join(append(offsets("h_", "k"), pcall...), ", "))
 			})

@@ -16,7 +16,11 @@ type Metadata struct {
 	Joints       []JointInfo     `json:"joints"`
 	Frames       []FrameInfo     `json:"frames"`
 	Algorithms   []AlgorithmInfo `json:"algorithms"`
-	Conventions  string          `json:"conventions"`
+	// Rolled: the kernels iterate the bodies at run time (a large tree; see docs/architecture.md).
+	Rolled bool `json:"rolled,omitempty"`
+	// Unavailable names the algorithms this robot's build leaves out, with the reason.
+	Unavailable map[string]string `json:"unavailable,omitempty"`
+	Conventions string            `json:"conventions"`
 }
 
 // JointInfo is one movable joint; limits are present for bounded joints.
@@ -80,8 +84,9 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 }
 
 // metadata describes the robot and the generated entry points.
-func metadata(r *model.Robot, entries []*entry) ([]byte, error) {
+func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]string) ([]byte, error) {
 	m := Metadata{Robot: r.Name, NQ: r.NQ, NV: r.NV, FloatingBase: r.FloatingBase(), Gravity: r.Gravity[:],
+		Rolled: rolled,
 		Conventions: "row-major outputs; spatial vectors [angular; linear]; free-flyer q = [x y z qx qy qz qw], " +
 			"v = [v_lin; omega] in the base frame; continuous joints take one angle"}
 	for _, j := range r.Joints {
@@ -101,6 +106,9 @@ func metadata(r *model.Robot, entries []*entry) ([]byte, error) {
 	}
 	for _, f := range r.Frames {
 		m.Frames = append(m.Frames, FrameInfo{Name: f.Name, Joint: f.Joint})
+	}
+	if len(omitted) > 0 {
+		m.Unavailable = omitted
 	}
 	for _, e := range entries {
 		a := AlgorithmInfo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame,

@@ -8,7 +8,7 @@ import "github.com/grid-rbd/grid-rbd/codegen/model"
 func emitMinv(g *gen) {
 	r, w := g.r, g.w
 	nv := r.NV
-	temp := minvTemp(r)
+	temp := minvTemp(r, g.rolled)
 	g.innerDoc("Inverse of the joint-space inertia matrix by the analytical algorithm: s_Minv = M(q)⁻¹, full and", temp,
 		"exactly symmetric. No factorisation of M: the articulated-body algorithm on unit efforts at qd = 0 and",
 		"zero gravity, one backward and one forward sweep over all columns at once.",
@@ -35,8 +35,12 @@ func emitMinv(g *gen) {
 // as minv_detail lays them out, 6 elements a column. A body with children has a block of NV − v_i − nv_i
 // columns; bodies in joint order need one slot per depth (the depth's largest block), bodies level by level
 // the largest even level's blocks plus the largest odd level's; the storage is the larger, at least one
-// column.
-func minvTemp(r *model.Robot) int {
+// column. A rolled robot runs its bodies level by level in both scopes and always takes the level layout.
+func minvTemp(r *model.Robot, rolled bool) int {
+	if rolled {
+		_, columns := minvLevelLayout(r)
+		return 43*len(r.Joints) + 6*columns
+	}
 	var levelTotal, levelMax []int
 	for _, level := range r.Levels {
 		total, largest := 0, 0

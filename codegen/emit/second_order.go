@@ -41,6 +41,9 @@ func emitSecondOrder(g *gen, name, doc, summary string, outputs []secondOrderOut
 
 // emitIDSVASO writes idsva_so: ∂²τ/∂q², ∂(∂τ/∂qd)/∂q, ∂²τ/∂qd² and ∂M/∂q.
 func emitIDSVASO(g *gen) {
+	if g.omit("idsva_so") {
+		return
+	}
 	r := g.r
 	emitSecondOrder(g, "idsva_so",
 		"Second-order derivatives of inverse dynamics (d2tau_dq2, d2tau_dqdqd, d2tau_dqd2) and the derivative of the mass matrix (dM_dq), NV x NV x NV each.",
@@ -62,6 +65,9 @@ func emitIDSVASO(g *gen) {
 
 // emitFDSVASO writes fdsva_so: ∂²qdd/∂q², ∂(∂qdd/∂qd)/∂q, ∂²qdd/∂qd² and ∂M⁻¹/∂q at fixed τ.
 func emitFDSVASO(g *gen) {
+	if g.omit("fdsva_so") {
+		return
+	}
 	r := g.r
 	emitSecondOrder(g, "fdsva_so",
 		"Second-order derivatives of forward dynamics (d2qdd_dq2, d2qdd_dqdqd, d2qdd_dqd2) and dMinv_dq = d2qdd/dtau dq, NV x NV x NV each.",

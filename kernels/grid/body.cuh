@@ -1,6 +1,7 @@
 // Spatial vectors, inertias and joints for the algorithm templates: per-body operations specialised on
-// the compile-time view of a joint (grid/model.cuh), built on the structured 3×3 algebra of
-// grid/structured.cuh. Thread scope: one thread handles one body.
+// a joint object (grid/model.cuh: JointAt, every constant folded in, or RolledJoint, its class folded in
+// and its values read from tables), built on the structured 3×3 algebra of grid/structured.cuh. Thread
+// scope: one thread handles one body.
 //
 // Conventions (docs/architecture.md): spatial vectors are [ω; v] (angular first); a transform is an
 // (E, r) pair, E rotating A coordinates into B coordinates and r the origin of B in A coordinates, so
@@ -93,13 +94,10 @@ GLASS_HD Spatial<T> force_cross(const Spatial<T>& m, const Spatial<T>& f) {
 
 // ---- constant rigid-body inertias ----------------------------------------------------------------------
 
-// Views of body J's inertia parameters: the rotational inertia about the origin and h = m·c.
+// Views of a body's inertia parameters: the rotational inertia about the origin and h = m·c.
 template <class J, typename T>
 struct BodyRotInertia {
-    GLASS_HD static constexpr double value(int i, int j) {
-        // [Ixx, Ixy, Ixz, Iyy, Iyz, Izz] at parameters 4..9
-        return J::inertia(4 + (i <= j ? (i == 0 ? j : i == 1 ? 2 + j : 5) : (j == 0 ? i : j == 1 ? 2 + i : 5)));
-    }
+    GLASS_HD static constexpr double value(int i, int j) { return J::inertia(4 + Sym3<T>::index(i, j)); }
     template <int I, int K>
     GLASS_HD static constexpr int kind() { return entry_kind(value(I, K)); }
     template <int I, int K>
@@ -114,12 +112,73 @@ struct BodyFirstMoment {
     GLASS_HD T at() const { return T(J::inertia(1 + I)); }
 };
 
-// I·m for body J's inertia I = [[I_O, [h]ₓ], [[h]ₓᵀ, m·1]]: [I_O·ω + h × v; m·v − h × ω].
+// The same read from a rolled robot's table p ([m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]).
+template <typename T>
+struct TableRotInertia {
+    const T* p;
+    template <int I, int K>
+    GLASS_HD static constexpr int kind() { return ENTRY_GENERAL; }
+    template <int I, int K>
+    GLASS_HD T at() const { return p[4 + Sym3<T>::index(I, K)]; }
+};
+
+// ---- views of a joint's constants -------------------------------------------------------------------------
+// An unrolled joint's are constant views (its zero and ±1 entries cost nothing); a rolled joint's are its
+// class's coordinate axis where it has one, and table views otherwise.
+
+template <typename T, class R, int I>
+GLASS_HD ConstMat3<JointAt<R, I>, T> placement_E(JointAt<R, I>) { return {}; }
+template <typename T, class R, int C>
+GLASS_HD TableMat3<T> placement_E(const RolledJoint<R, C>& j) { return {R::template placement_E<T>(j.index)}; }
+
+template <typename T, class R, int I>
+GLASS_HD ConstVec<JointAt<R, I>, T> placement_r(JointAt<R, I>) { return {}; }
+template <typename T, class R, int C>
+GLASS_HD TableVec<T> placement_r(const RolledJoint<R, C>& j) { return {R::template placement_r<T>(j.index)}; }
+
+template <typename T, class R, int I>
+GLASS_HD AxisVec<JointAt<R, I>, T> joint_axis(JointAt<R, I>) { return {}; }
+template <typename T, class R, int C>
+GLASS_HD auto joint_axis(const RolledJoint<R, C>& j) {
+    if constexpr (RolledJoint<R, C>::axis_class == AXIS_GENERAL) {
+        return TableVec<T>{R::template axis<T>(j.index)};
+    } else {
+        return CoordinateAxis<RolledJoint<R, C>::axis_class, T>{};
+    }
+}
+
+template <typename T, class R, int I>
+GLASS_HD BodyRotInertia<JointAt<R, I>, T> rot_inertia(JointAt<R, I>) { return {}; }
+template <typename T, class R, int C>
+GLASS_HD TableRotInertia<T> rot_inertia(const RolledJoint<R, C>& j) { return {R::template inertia<T>(j.index)}; }
+
+template <typename T, class R, int I>
+GLASS_HD BodyFirstMoment<JointAt<R, I>, T> first_moment(JointAt<R, I>) { return {}; }
+template <typename T, class R, int C>
+GLASS_HD TableVec<T> first_moment(const RolledJoint<R, C>& j) { return {R::template inertia<T>(j.index) + 1}; }
+
+template <typename T, class R, int I>
+GLASS_HD T body_mass(JointAt<R, I>) { return T(JointAt<R, I>::inertia(0)); }
+template <typename T, class R, int C>
+GLASS_HD T body_mass(const RolledJoint<R, C>& j) { return R::template inertia<T>(j.index)[0]; }
+
+template <typename T, class R, int F>
+GLASS_HD ConstMat3<FrameAt<R, F>, T> frame_E(FrameAt<R, F>) { return {}; }
+template <typename T, class R>
+GLASS_HD TableMat3<T> frame_E(const RolledFrame<R>& f) { return {R::template frame_E<T>(f.index)}; }
+
+template <typename T, class R, int F>
+GLASS_HD ConstVec<FrameAt<R, F>, T> frame_r(FrameAt<R, F>) { return {}; }
+template <typename T, class R>
+GLASS_HD TableVec<T> frame_r(const RolledFrame<R>& f) { return {R::template frame_r<T>(f.index)}; }
+
+// I·m for body j's inertia I = [[I_O, [h]ₓ], [[h]ₓᵀ, m·1]]: [I_O·ω + h × v; m·v − h × ω].
 template <class J, typename T>
-GLASS_HD Spatial<T> inertia_apply(const Spatial<T>& m) {
-    const Vec<T> n = apply<T>(BodyRotInertia<J, T>{}, m.ang) + cross<T>(BodyFirstMoment<J, T>{}, m.lin);
-    const Vec<T> hw = cross<T>(BodyFirstMoment<J, T>{}, m.ang);
-    const T mass = T(J::inertia(0));
+GLASS_HD Spatial<T> inertia_apply(const J& j, const Spatial<T>& m) {
+    const auto h = first_moment<T>(j);
+    const Vec<T> n = apply<T>(rot_inertia<T>(j), m.ang) + cross<T>(h, m.lin);
+    const Vec<T> hw = cross<T>(h, m.ang);
+    const T mass = body_mass<T>(j);
     return Spatial<T>{n, Vec<T>{{mass * m.lin[0] - hw[0], mass * m.lin[1] - hw[1], mass * m.lin[2] - hw[2]}}};
 }
 
@@ -134,18 +193,21 @@ struct Sym6 {
     Sym3<T> C;
 };
 
-// Body J's rigid-body inertia as a Sym6.
-template <class J, typename T>
-GLASS_HD Sym6<T> body_inertia() {
+// Body j's rigid-body inertia as a Sym6.
+template <typename T, class J>
+GLASS_HD Sym6<T> body_inertia(const J& j) {
     Sym6<T> I;
-    static_for<3>([&](auto i) {
-        static_for<3>([&](auto j) {
-            if constexpr (i <= j) {
-                I.A(i, j) = T(BodyRotInertia<J, T>::value(i, j));
-                I.C(i, j) = i == j ? T(J::inertia(0)) : T(0);
+    const auto Io = rot_inertia<T>(j);
+    const Skew<decltype(first_moment<T>(j))> H{first_moment<T>(j)};
+    const T mass = body_mass<T>(j);
+    static_for<3>([&](auto a) {
+        static_for<3>([&](auto b) {
+            if constexpr (a <= b) {
+                I.A(a, b) = Io.template at<a, b>();
+                I.C(a, b) = a == b ? mass : T(0);
             }
             // B = [h]ₓ
-            I.B(i, j) = Skew<BodyFirstMoment<J, T>>{}.template at<i, j>();
+            I.B(a, b) = H.template at<a, b>();
         });
     });
     return I;
@@ -225,22 +287,23 @@ GLASS_HD void sin_cos(T x, T* s, T* c) {
     *c = cos(x);
 }
 
-// X_J(q) of joint J from its configuration coordinates qj (J::nq values).
+// X_J(q) of joint j from its configuration coordinates qj (J::nq values).
 template <class J, typename T>
-GLASS_HD JointPose<T> joint_pose(const T* qj) {
+GLASS_HD JointPose<T> joint_pose(const J& jt, const T* qj) {
     JointPose<T> P;
     if constexpr (J::kind == JOINT_REVOLUTE) {
         T s, c;
         sin_cos(qj[0], &s, &c);
         if constexpr (J::axis_class == AXIS_GENERAL) {
             // E = R(a, q)ᵀ = c·1 + (1 − c)·a·aᵀ − s·[a]ₓ
+            const auto a = joint_axis<T>(jt);
             const T omc = T(1) - c;
             static_for<3>([&](auto i) {
                 static_for<3>([&](auto j) {
-                    T e = omc * T(J::axis(i)) * T(J::axis(j));
+                    T e = omc * a.template at<i>() * a.template at<j>();
                     if constexpr (i == j) e += c;
-                    if constexpr (j == (i + 1) % 3) e += s * T(J::axis(3 - i - j));
-                    if constexpr (i == (j + 1) % 3) e -= s * T(J::axis(3 - i - j));
+                    if constexpr (j == (i + 1) % 3) e += s * a.template at<3 - i - j>();
+                    if constexpr (i == (j + 1) % 3) e -= s * a.template at<3 - i - j>();
                     P.E(i, j) = e;
                 });
             });
@@ -268,12 +331,6 @@ struct IdentitySource {
     GLASS_HD static constexpr double E(int i, int j) { return i == j ? 1.0 : 0.0; }
 };
 
-// Placement views of joint J.
-template <class J, typename T>
-using PlacementE = ConstMat3<J, T>;
-template <class J, typename T>
-using PlacementR = ConstVec<J, T>;
-
 // Calls f with the rotation view of X_J(q).
 template <class J, typename T, class F>
 GLASS_HD auto with_joint_rotation(const JointPose<T>& P, F&& f) {
@@ -297,12 +354,19 @@ GLASS_HD Spatial<T> transform_force_t(const M& E, const V& r, const Spatial<T>& 
     return Spatial<T>{apply_t<T>(E, f.ang) + cross<T>(r, lin), lin};
 }
 
+// A prismatic joint's displacement axis·d as a vector view.
+template <class J, typename T>
+GLASS_HD auto joint_displacement(const J& j, const JointPose<T>& P) {
+    using A = decltype(joint_axis<T>(j));
+    return ScaledVec<A, T>{joint_axis<T>(j), P.d};
+}
+
 // X_i·m: a motion in parent-body coordinates expressed in body coordinates.
 template <class J, typename T>
-GLASS_HD Spatial<T> joint_motion_to_body(const JointPose<T>& P, const Spatial<T>& m) {
-    const Spatial<T> mj = transform_motion<T>(PlacementE<J, T>{}, PlacementR<J, T>{}, m);
+GLASS_HD Spatial<T> joint_motion_to_body(const J& j, const JointPose<T>& P, const Spatial<T>& m) {
+    const Spatial<T> mj = transform_motion<T>(placement_E<T>(j), placement_r<T>(j), m);
     if constexpr (J::kind == JOINT_PRISMATIC) {
-        return transform_motion<T>(ConstMat3<IdentitySource, T>{}, ScaledAxis<J, T>{P.d}, mj);
+        return transform_motion<T>(ConstMat3<IdentitySource, T>{}, joint_displacement(j, P), mj);
     } else if constexpr (J::kind == JOINT_FREE_FLYER) {
         return transform_motion<T>(P.E, P.p, mj);
     } else {
@@ -314,10 +378,10 @@ GLASS_HD Spatial<T> joint_motion_to_body(const JointPose<T>& P, const Spatial<T>
 
 // X_iᵀ·f: a force in body coordinates expressed in parent-body coordinates.
 template <class J, typename T>
-GLASS_HD Spatial<T> joint_force_to_parent(const JointPose<T>& P, const Spatial<T>& f) {
+GLASS_HD Spatial<T> joint_force_to_parent(const J& j, const JointPose<T>& P, const Spatial<T>& f) {
     Spatial<T> fj;
     if constexpr (J::kind == JOINT_PRISMATIC) {
-        fj = transform_force_t<T>(ConstMat3<IdentitySource, T>{}, ScaledAxis<J, T>{P.d}, f);
+        fj = transform_force_t<T>(ConstMat3<IdentitySource, T>{}, joint_displacement(j, P), f);
     } else if constexpr (J::kind == JOINT_FREE_FLYER) {
         fj = transform_force_t<T>(P.E, P.p, f);
     } else {
@@ -325,21 +389,21 @@ GLASS_HD Spatial<T> joint_force_to_parent(const JointPose<T>& P, const Spatial<T
             return Spatial<T>{apply_t<T>(E, f.ang), apply_t<T>(E, f.lin)};
         });
     }
-    return transform_force_t<T>(PlacementE<J, T>{}, PlacementR<J, T>{}, fj);
+    return transform_force_t<T>(placement_E<T>(j), placement_r<T>(j), fj);
 }
 
 // X_iᵀ·I·X_i: a symmetric 6×6 in body coordinates expressed in parent-body coordinates.
 template <class J, typename T>
-GLASS_HD Sym6<T> joint_inertia_to_parent(const JointPose<T>& P, const Sym6<T>& I) {
+GLASS_HD Sym6<T> joint_inertia_to_parent(const J& j, const JointPose<T>& P, const Sym6<T>& I) {
     Sym6<T> Ij;
     if constexpr (J::kind == JOINT_PRISMATIC) {
-        Ij = translate_t<T>(ScaledAxis<J, T>{P.d}, I);
+        Ij = translate_t<T>(joint_displacement(j, P), I);
     } else if constexpr (J::kind == JOINT_FREE_FLYER) {
         Ij = translate_t<T>(P.p, rotate_t<T>(P.E, I));
     } else {
         Ij = with_joint_rotation<J>(P, [&](const auto& E) { return rotate_t<T>(E, I); });
     }
-    return translate_t<T>(PlacementR<J, T>{}, rotate_t<T>(PlacementE<J, T>{}, Ij));
+    return translate_t<T>(placement_r<T>(j), rotate_t<T>(placement_E<T>(j), Ij));
 }
 
 // ---- motion subspaces ------------------------------------------------------------------------------------
@@ -348,7 +412,7 @@ GLASS_HD Sym6<T> joint_inertia_to_parent(const JointPose<T>& P, const Sym6<T>& I
 
 // S·x (x: J::nv values).
 template <class J, typename T>
-GLASS_HD Spatial<T> subspace_apply(const T* x) {
+GLASS_HD Spatial<T> subspace_apply(const J& j, const T* x) {
     Spatial<T> m = zero_spatial<T>();
     if constexpr (J::kind == JOINT_FREE_FLYER) {
         for (int k = 0; k < 3; ++k) {
@@ -356,8 +420,10 @@ GLASS_HD Spatial<T> subspace_apply(const T* x) {
             m.ang[k] = x[3 + k];
         }
     } else {
+        const auto a = joint_axis<T>(j);
+        using A = decltype(a);
         static_for<3>([&](auto k) {
-            constexpr int ka = entry_kind(J::axis(k));
+            constexpr int ka = A::template kind<k>();
             T value;
             if constexpr (ka == ENTRY_ZERO) {
                 value = T(0);
@@ -366,7 +432,7 @@ GLASS_HD Spatial<T> subspace_apply(const T* x) {
             } else if constexpr (ka == ENTRY_MINUS_ONE) {
                 value = -x[0];
             } else {
-                value = T(J::axis(k)) * x[0];
+                value = a.template at<k>() * x[0];
             }
             if constexpr (J::kind == JOINT_REVOLUTE) {
                 m.ang[k] = value;
@@ -380,7 +446,7 @@ GLASS_HD Spatial<T> subspace_apply(const T* x) {
 
 // Sᵀ·f into out (J::nv values).
 template <class J, typename T>
-GLASS_HD void subspace_project(const Spatial<T>& f, T* out) {
+GLASS_HD void subspace_project(const J& j, const Spatial<T>& f, T* out) {
     if constexpr (J::kind == JOINT_FREE_FLYER) {
         for (int k = 0; k < 3; ++k) {
             out[k] = f.lin[k];
@@ -388,50 +454,52 @@ GLASS_HD void subspace_project(const Spatial<T>& f, T* out) {
         }
     } else {
         const Vec<T>& part = J::kind == JOINT_REVOLUTE ? f.ang : f.lin;
+        const auto a = joint_axis<T>(j);
+        using A = decltype(a);
         Acc<T> acc;
-        static_for<3>([&](auto k) {
-            acc.template add<entry_kind(J::axis(k))>(T(J::axis(k)), part[k]);
-        });
+        static_for<3>([&](auto k) { acc.template add<A::template kind<k>()>(a.template at<k>(), part[k]); });
         out[0] = acc.value;
     }
 }
 
 // S of a one-degree-of-freedom joint.
-template <class J, typename T>
-GLASS_HD Spatial<T> subspace_column() {
+template <typename T, class J>
+GLASS_HD Spatial<T> subspace_column(const J& j) {
     static_assert(J::nv == 1, "one degree of freedom");
     const T one = T(1);
-    return subspace_apply<J>(&one);
+    return subspace_apply(j, &one);
 }
 
 // Sᵀ·f for a one-degree-of-freedom joint.
 template <class J, typename T>
-GLASS_HD T subspace_project1(const Spatial<T>& f) {
+GLASS_HD T subspace_project1(const J& j, const Spatial<T>& f) {
     static_assert(J::nv == 1, "one degree of freedom");
     T out;
-    subspace_project<J>(f, &out);
+    subspace_project(j, f, &out);
     return out;
 }
 
 // m + S·x (x: J::nv values), adding only where S has entries (adding an exact zero is not free in IEEE
 // arithmetic).
 template <class J, typename T>
-GLASS_HD Spatial<T> subspace_add(Spatial<T> m, const T* x) {
+GLASS_HD Spatial<T> subspace_add(const J& j, Spatial<T> m, const T* x) {
     if constexpr (J::kind == JOINT_FREE_FLYER) {
         for (int k = 0; k < 3; ++k) {
             m.lin[k] += x[k];
             m.ang[k] += x[3 + k];
         }
     } else {
+        const auto a = joint_axis<T>(j);
+        using A = decltype(a);
         static_for<3>([&](auto k) {
-            constexpr int ka = entry_kind(J::axis(k));
+            constexpr int ka = A::template kind<k>();
             T& out = J::kind == JOINT_REVOLUTE ? m.ang[k] : m.lin[k];
             if constexpr (ka == ENTRY_ONE) {
                 out += x[0];
             } else if constexpr (ka == ENTRY_MINUS_ONE) {
                 out -= x[0];
             } else if constexpr (ka == ENTRY_GENERAL) {
-                out += T(J::axis(k)) * x[0];
+                out += a.template at<k>() * x[0];
             }
         });
     }
@@ -442,7 +510,7 @@ GLASS_HD Spatial<T> subspace_add(Spatial<T> m, const T* x) {
 // entries of the axis skipped (a free-flyer's column is a column of I: linear e_K for K < 3, angular
 // e_{K−3} for K ≥ 3).
 template <class J, typename T, int K>
-GLASS_HD Spatial<T> inertia_subspace(const Sym6<T>& I, Index<K>) {
+GLASS_HD Spatial<T> inertia_subspace(const J& j, const Sym6<T>& I, Index<K>) {
     static_assert(K >= 0 && K < J::nv, "a column of the joint's subspace");
     if constexpr (J::kind == JOINT_FREE_FLYER) {
         Spatial<T> m;
@@ -452,9 +520,9 @@ GLASS_HD Spatial<T> inertia_subspace(const Sym6<T>& I, Index<K>) {
         }
         return m;
     } else if constexpr (J::kind == JOINT_REVOLUTE) {
-        return Spatial<T>{apply<T>(I.A, AxisVec<J, T>{}), apply_t<T>(I.B, AxisVec<J, T>{})};
+        return Spatial<T>{apply<T>(I.A, joint_axis<T>(j)), apply_t<T>(I.B, joint_axis<T>(j))};
     } else {
-        return Spatial<T>{apply<T>(I.B, AxisVec<J, T>{}), apply<T>(I.C, AxisVec<J, T>{})};
+        return Spatial<T>{apply<T>(I.B, joint_axis<T>(j)), apply<T>(I.C, joint_axis<T>(j))};
     }
 }
 
@@ -468,7 +536,8 @@ GLASS_HD Spatial<T> inertia_subspace(const Sym6<T>& I, Index<K>) {
 // placement is applied to the parent's rotation first, so a placement that relabels axes costs nothing, and
 // a root keeps its placement as a constant view.
 template <class J, typename T>
-GLASS_HD void joint_world_pose(const JointPose<T>& P, const Mat3<T>& Ep, const Vec<T>& rp, Mat3<T>& E, Vec<T>& r) {
+GLASS_HD void joint_world_pose(const J& j, const JointPose<T>& P, const Mat3<T>& Ep, const Vec<T>& rp, Mat3<T>& E,
+                               Vec<T>& r) {
     // A rotates world coordinates into joint-frame coordinates; o is the joint frame's origin.
     const auto finish = [&](const auto& A, const auto& o) {
         using MA = std::decay_t<decltype(A)>;
@@ -477,16 +546,16 @@ GLASS_HD void joint_world_pose(const JointPose<T>& P, const Mat3<T>& Ep, const V
             r = apply_add<T>(o, Transposed<MA>{A}, ZeroVec<T>{});
         } else if constexpr (J::kind == JOINT_PRISMATIC) {
             E = mul<T>(ConstMat3<IdentitySource, T>{}, A);
-            r = apply_add<T>(o, Transposed<MA>{A}, ScaledAxis<J, T>{P.d});
+            r = apply_add<T>(o, Transposed<MA>{A}, joint_displacement(j, P));
         } else {
             E = mul<T>(P.E, A);
             r = apply_add<T>(o, Transposed<MA>{A}, P.p);
         }
     };
     if constexpr (J::is_root) {
-        finish(PlacementE<J, T>{}, PlacementR<J, T>{});
+        finish(placement_E<T>(j), placement_r<T>(j));
     } else {
-        finish(mul<T>(PlacementE<J, T>{}, Ep), apply_add<T>(rp, Transposed<Mat3<T>>{Ep}, PlacementR<J, T>{}));
+        finish(mul<T>(placement_E<T>(j), Ep), apply_add<T>(rp, Transposed<Mat3<T>>{Ep}, placement_r<T>(j)));
     }
 }
 

@@ -34,10 +34,27 @@ struct GroupScope {
     GLASS_HD void sync() const { group_sync(); }
 };
 
+namespace schedule_detail {
+// The bodies of a rolled robot level by level (parents first, or children first when REVERSE), each
+// dispatched to its class; one thread runs every body in ThreadScope, so the order is the same in both.
+template <class R, bool REVERSE, class S, class F>
+GLASS_HD void rolled_sweep(const S& s, F& f) {
+    for (int n = 0; n < R::NLEVELS; ++n) {
+        const int l = REVERSE ? R::NLEVELS - 1 - n : n;
+        const int begin = R::level_start(l), end = R::level_start(l + 1);
+        for (int k = begin; k < end; ++k)
+            if (s.owns(k - begin)) with_joint_class<R>(R::level_order(k), f);
+        s.sync();
+    }
+}
+}  // namespace schedule_detail
+
 // Bodies parents first. Ends with a barrier in GroupScope.
 template <class R, class S, class F>
 GLASS_HD void forward_sweep(const S& s, F&& f) {
-    if constexpr (S::cooperative) {
+    if constexpr (rolled_v<R>) {
+        schedule_detail::rolled_sweep<R, false>(s, f);
+    } else if constexpr (S::cooperative) {
         static_for<R::NLEVELS>([&](auto l) {
             constexpr int begin = R::level_start[l], end = R::level_start[l + 1];
             static_for<end - begin>([&](auto k) {
@@ -53,7 +70,9 @@ GLASS_HD void forward_sweep(const S& s, F&& f) {
 // Bodies children first. Ends with a barrier in GroupScope.
 template <class R, class S, class F>
 GLASS_HD void backward_sweep(const S& s, F&& f) {
-    if constexpr (S::cooperative) {
+    if constexpr (rolled_v<R>) {
+        schedule_detail::rolled_sweep<R, true>(s, f);
+    } else if constexpr (S::cooperative) {
         static_for_reverse<R::NLEVELS>([&](auto l) {
             constexpr int begin = R::level_start[l], end = R::level_start[l + 1];
             static_for<end - begin>([&](auto k) {
@@ -70,7 +89,11 @@ GLASS_HD void backward_sweep(const S& s, F&& f) {
 // i mod size in GroupScope). Ends with a barrier in GroupScope.
 template <class R, class S, class F>
 GLASS_HD void for_each_body(const S& s, F&& f) {
-    if constexpr (S::cooperative) {
+    if constexpr (rolled_v<R>) {
+        for (int b = 0; b < R::NB; ++b)
+            if (s.owns(b)) with_joint_class<R>(b, f);
+        s.sync();
+    } else if constexpr (S::cooperative) {
         static_for<R::NB>([&](auto i) {
             if (s.owns(i)) f(i);
         });
@@ -105,17 +128,29 @@ GLASS_HD constexpr int child_at(int i, int k) {
     return -1;
 }
 
-// Calls f(Index<c>{}) for every child c of joint I.
+// Calls f(c) for every child c of body i: Index<c>{} for an unrolled robot, the plain body number for a
+// rolled one.
 template <class R, int I, class F>
-GLASS_HD void for_each_child(F&& f) {
+GLASS_HD void for_each_child(Index<I>, F&& f) {
     static_for<child_count<R>(I)>([&](auto k) { f(Index<child_at<R>(I, k)>{}); });
 }
+template <class R, int C, class F>
+GLASS_HD void for_each_child(RolledIndex<C> i, F&& f) {
+    for (int k = R::child_start(i), end = R::child_start(i + 1); k < end; ++k) f(R::children(k));
+}
 
-// Calls f(Index<a>{}) for the ancestors a of joint I, nearest first (and I itself first when SELF).
-template <class R, int I, bool SELF, class F>
-GLASS_HD void for_each_ancestor(F&& f) {
-    if constexpr (SELF) f(Index<I>{});
-    if constexpr (R::joint[I].parent >= 0) for_each_ancestor<R, R::joint[I].parent, true>(f);
+// Calls f(a) for the ancestors a of body i as index objects (joint<R>(a) is each one's joint), nearest
+// first, and i itself first when SELF.
+template <class R, bool SELF, int I, class F>
+GLASS_HD void for_each_ancestor(Index<I> i, F&& f) {
+    if constexpr (SELF) f(i);
+    if constexpr (R::joint[I].parent >= 0) for_each_ancestor<R, true>(Index<R::joint[I].parent>{}, f);
+}
+template <class R, bool SELF, int C, class F>
+GLASS_HD void for_each_ancestor(RolledIndex<C> i, F&& f) {
+    if constexpr (SELF) f(i);
+    if constexpr (!RolledJoint<R, C>::is_root)
+        for (int a = R::parent(i); a >= 0; a = R::parent(a)) with_joint_class<R>(a, f);
 }
 
 // Depth of joint i in the tree: 0 for a root (its BFS level).

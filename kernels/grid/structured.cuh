@@ -128,14 +128,46 @@ struct AxisVec {
     GLASS_HD T at() const { return T(J::axis(I)); }
 };
 
-// A run-time scalar times a constant vector (a prismatic joint's displacement axis·q).
-template <class J, typename T>
-struct ScaledAxis {
+// The signed coordinate axis of an AxisClass (AXIS_X .. AXIS_NEG_Z) as a constant vector.
+template <int AXIS_CLASS, typename T>
+struct CoordinateAxis {
+    static_assert(AXIS_CLASS >= AXIS_X && AXIS_CLASS <= AXIS_NEG_Z, "a coordinate axis");
+    template <int I>
+    GLASS_HD static constexpr int kind() {
+        return I != AXIS_CLASS % 3 ? ENTRY_ZERO : AXIS_CLASS < 3 ? ENTRY_ONE : ENTRY_MINUS_ONE;
+    }
+    template <int I>
+    GLASS_HD T at() const { return I != AXIS_CLASS % 3 ? T(0) : AXIS_CLASS < 3 ? T(1) : T(-1); }
+};
+
+// A run-time scalar times a vector view (a prismatic joint's displacement axis·q).
+template <class V, typename T>
+struct ScaledVec {
+    V axis;
     T q;
     template <int I>
-    GLASS_HD static constexpr int kind() { return entry_kind(J::axis(I)) == ENTRY_ZERO ? ENTRY_ZERO : ENTRY_GENERAL; }
+    GLASS_HD static constexpr int kind() { return V::template kind<I>() == ENTRY_ZERO ? ENTRY_ZERO : ENTRY_GENERAL; }
     template <int I>
-    GLASS_HD T at() const { return T(J::axis(I)) * q; }
+    GLASS_HD T at() const { return axis.template at<I>() * q; }
+};
+
+// Matrix and vector tables read at run time (a rolled robot's constants): every entry general.
+template <typename T>
+struct TableMat3 {
+    const T* m;  // column-major
+    template <int I, int J>
+    GLASS_HD static constexpr int kind() { return ENTRY_GENERAL; }
+    template <int I, int J>
+    GLASS_HD T at() const { return m[I + 3 * J]; }
+};
+
+template <typename T>
+struct TableVec {
+    const T* x;
+    template <int I>
+    GLASS_HD static constexpr int kind() { return ENTRY_GENERAL; }
+    template <int I>
+    GLASS_HD T at() const { return x[I]; }
 };
 
 // Eᵀ·... for the rotation of a revolute joint about a coordinate axis: E = R(axis, q)ᵀ rotates parent

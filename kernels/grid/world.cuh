@@ -22,28 +22,29 @@ struct WorldPose {
 // Joint J's body pose from its joint pose and its parent's body pose (ignored for the root):
 // E = E_J·E_P·E_parent, r = r_parent + E_parentᵀ·(r_P + E_Pᵀ·p_J).
 template <class J, typename T>
-GLASS_HD WorldPose<T> world_pose(const JointPose<T>& P, const WorldPose<T>& parent) {
+GLASS_HD WorldPose<T> world_pose(const J& jt, const JointPose<T>& P, const WorldPose<T>& parent) {
     // The placement rotation applied to the parent's rotation (or alone, for the root).
+    const auto Ep = placement_E<T>(jt);
+    const auto rp = placement_r<T>(jt);
     Mat3<T> EpE;
     if constexpr (J::is_root) {
         static_for<3>([&](auto i) {
-            static_for<3>([&](auto j) { EpE(i, j) = T(J::E(i, j)); });
+            static_for<3>([&](auto j) { EpE(i, j) = Ep.template at<i, j>(); });
         });
     } else {
-        EpE = mul<T>(PlacementE<J, T>{}, parent.E);
+        EpE = mul<T>(Ep, parent.E);
     }
     WorldPose<T> W;
     Vec<T> local_r;  // r_P + E_Pᵀ·p_J: the body origin in parent coordinates
     if constexpr (J::kind == JOINT_REVOLUTE) {
         W.E = with_joint_rotation<J>(P, [&](const auto& Ej) { return mul<T>(Ej, EpE); });
-        local_r = apply<T>(ConstMat3<IdentitySource, T>{}, PlacementR<J, T>{});
+        local_r = apply<T>(ConstMat3<IdentitySource, T>{}, rp);
     } else if constexpr (J::kind == JOINT_PRISMATIC) {
         W.E = EpE;
-        local_r = apply<T>(ConstMat3<IdentitySource, T>{}, PlacementR<J, T>{}) +
-                  apply_t<T>(PlacementE<J, T>{}, ScaledAxis<J, T>{P.d});
+        local_r = apply<T>(ConstMat3<IdentitySource, T>{}, rp) + apply_t<T>(Ep, joint_displacement(jt, P));
     } else {
         W.E = mul<T>(P.E, EpE);
-        local_r = apply<T>(ConstMat3<IdentitySource, T>{}, PlacementR<J, T>{}) + apply_t<T>(PlacementE<J, T>{}, P.p);
+        local_r = apply<T>(ConstMat3<IdentitySource, T>{}, rp) + apply_t<T>(Ep, P.p);
     }
     if constexpr (J::is_root) {
         W.r = local_r;
@@ -63,7 +64,7 @@ GLASS_HD Spatial<T> motion_to_world(const WorldPose<T>& W, const Spatial<T>& m) 
 // Column k of joint J's motion subspace in world coordinates (a free-flyer's columns follow its velocity
 // [v_lin; ω]: k < 3 linear, k ≥ 3 angular).
 template <class J, typename T>
-GLASS_HD Spatial<T> world_subspace(const WorldPose<T>& W, int k) {
+GLASS_HD Spatial<T> world_subspace(const J& j, const WorldPose<T>& W, int k) {
     Spatial<T> s;
     if constexpr (J::kind == JOINT_FREE_FLYER) {
         // Eᵀ·e_c is row c of E
@@ -77,7 +78,7 @@ GLASS_HD Spatial<T> world_subspace(const WorldPose<T>& W, int k) {
             s.lin = cross<T>(W.r, axis);
         }
     } else {
-        const Vec<T> axis = apply_t<T>(W.E, AxisVec<J, T>{});
+        const Vec<T> axis = apply_t<T>(W.E, joint_axis<T>(j));
         if constexpr (J::kind == JOINT_REVOLUTE) {
             s.ang = axis;
             s.lin = cross<T>(W.r, axis);
@@ -116,13 +117,13 @@ GLASS_HD Spatial<T> apply(const RigidInertia<T>& Y, const Spatial<T>& m) {
 // Body J's inertia in world coordinates: rotated (h' = Eᵀh, I' = Eᵀ·I_O·E), then moved from the body
 // origin to the world origin: h_W = h' + m·r, I_W = I' − m[r]ₓ[r]ₓ − [r]ₓ[h']ₓ − [h']ₓ[r]ₓ.
 template <class J, typename T>
-GLASS_HD RigidInertia<T> inertia_to_world(const WorldPose<T>& W) {
+GLASS_HD RigidInertia<T> inertia_to_world(const J& j, const WorldPose<T>& W) {
     RigidInertia<T> Y;
-    const T m = T(J::inertia(0));
+    const T m = body_mass<T>(j);
     Y.m = m;
-    const Vec<T> h = apply_t<T>(W.E, BodyFirstMoment<J, T>{});
+    const Vec<T> h = apply_t<T>(W.E, first_moment<T>(j));
     // I' = Eᵀ·I_O·E with the constant I_O: (I_O·E) first, its zero entries pruned.
-    const Mat3<T> IE = mul<T>(BodyRotInertia<J, T>{}, W.E);
+    const Mat3<T> IE = mul<T>(rot_inertia<T>(j), W.E);
     const Vec<T>& r = W.r;
     // [a]ₓ[b]ₓ + [b]ₓ[a]ₓ = a·bᵀ + b·aᵀ − 2(a·b)·1, and m[r]ₓ[r]ₓ = m(r·rᵀ − |r|²·1).
     const T rh = r[0] * h[0] + r[1] * h[1] + r[2] * h[2];

@@ -40,21 +40,23 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
     auto& u = st.u;
 
     forward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
-        pose[i] = joint_pose<J>(q + J::q);
-        const Spatial<T> vj = subspace_apply<J>(qd + J::v);
+        const auto j = joint<R>(i);
+        using J = decltype(j);
+        pose[i] = joint_pose(j, q + j.q);
+        const Spatial<T> vj = subspace_apply(j, qd + j.v);
         Spatial<T> v = vj;
-        if constexpr (!J::is_root) v = joint_motion_to_body<J>(pose[i], st.v[J::parent]) + vj;
+        if constexpr (!J::is_root) v = joint_motion_to_body(j, pose[i], st.v[j.parent]) + vj;
         c[i] = motion_cross(v, vj);
-        pA[i] = force_cross(v, inertia_apply<J>(v));
+        pA[i] = force_cross(v, inertia_apply(j, v));
         st.v[i] = v;
     });
 
     backward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
-        Sym6<T> IA = body_inertia<J, T>();
+        const auto j = joint<R>(i);
+        using J = decltype(j);
+        Sym6<T> IA = body_inertia<T>(j);
         Spatial<T> p = pA[i];
-        for_each_child<R, i>([&](auto ch) {
+        for_each_child<R>(i, [&](auto ch) {
             add_to(IA, st.IA_up[ch]);
             p = p + st.pA_up[ch];
         });
@@ -63,38 +65,39 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
             st.root_IA = IA;
             pA[i] = p;
         } else {
-            U[i] = apply(IA, subspace_column<J, T>());
-            dinv[i] = T(1) / subspace_project1<J>(U[i]);
-            u[i] = tau[J::v] - subspace_project1<J>(p);
+            U[i] = apply(IA, subspace_column<T>(j));
+            dinv[i] = T(1) / subspace_project1(j, U[i]);
+            u[i] = tau[j.v] - subspace_project1(j, p);
             if constexpr (!J::is_root) {
                 const Sym6<T> Ia = rank1_remove(IA, U[i], dinv[i]);
                 const Spatial<T> pa = p + apply(Ia, c[i]) + (dinv[i] * u[i]) * U[i];
-                st.IA_up[i] = joint_inertia_to_parent<J>(pose[i], Ia);
-                st.pA_up[i] = joint_force_to_parent<J>(pose[i], pa);
+                st.IA_up[i] = joint_inertia_to_parent(j, pose[i], Ia);
+                st.pA_up[i] = joint_force_to_parent(j, pose[i], pa);
             }
         }
     });
 
     forward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
+        const auto j = joint<R>(i);
+        using J = decltype(j);
         Spatial<T> a;
         if constexpr (J::is_root) {
             Spatial<T> a0 = zero_spatial<T>();
             a0.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
-            a = joint_motion_to_body<J>(pose[i], a0) + c[i];
+            a = joint_motion_to_body(j, pose[i], a0) + c[i];
         } else {
-            a = joint_motion_to_body<J>(pose[i], st.v[J::parent]) + c[i];
+            a = joint_motion_to_body(j, pose[i], st.v[j.parent]) + c[i];
         }
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             // x = IA⁻¹·(S·τ − pA − IA·a'), qdd = Sᵀ·x, a = a' + x
-            const Spatial<T> rhs = subspace_apply<J>(tau + J::v) - pA[i] - apply(st.root_IA, a);
+            const Spatial<T> rhs = subspace_apply(j, tau + j.v) - pA[i] - apply(st.root_IA, a);
             const Spatial<T> x = solve_spd(st.root_IA, rhs);
-            subspace_project<J>(x, qdd + J::v);
+            subspace_project(j, x, qdd + j.v);
             a = a + x;
         } else {
             const T x = dinv[i] * (u[i] - dot(U[i], a));
-            qdd[J::v] = x;
-            a = a + subspace_apply<J>(&x);
+            qdd[j.v] = x;
+            a = a + subspace_apply(j, &x);
         }
         st.v[i] = a;
     });

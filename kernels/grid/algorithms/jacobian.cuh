@@ -20,26 +20,27 @@ GLASS_HD void zero_columns(T* J) {
         for (int c = BEGIN; c < END; ++c) J[k * NV + c] = T(0);
 }
 
-// Joint A's columns of the world-aligned Jacobian at the point p, all six rows: its subspace in world
+// Joint a's columns of the world-aligned Jacobian at the point p, all six rows: its subspace in world
 // coordinates, ω = Eᵀ·S_ω, and the velocity it gives p, Eᵀ·S_v + (r − p) × ω.
-template <class R, int A, typename T>
-GLASS_HD void joint_columns(const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
-    using Ja = JointAt<R, A>;
+template <class R, class A, typename T>
+GLASS_HD void joint_columns(A a, const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
+    const auto ja = joint<R>(a);
+    using Ja = decltype(ja);
     constexpr int NV = R::NV;
-    const Mat3<T>& E = st.E[A];
+    const Mat3<T>& E = st.E[a];
     const auto put = [&](int c, const Vec<T>& w, const Vec<T>& v) {
         for (int k = 0; k < 3; ++k) {
-            J[k * NV + Ja::v + c] = w[k];
-            J[(3 + k) * NV + Ja::v + c] = v[k];
+            J[k * NV + ja.v + c] = w[k];
+            J[(3 + k) * NV + ja.v + c] = v[k];
         }
     };
     const Vec<T> zero{{T(0), T(0), T(0)}};
     if constexpr (Ja::kind == JOINT_PRISMATIC) {
-        put(0, zero, apply_t<T>(E, AxisVec<Ja, T>{}));
+        put(0, zero, apply_t<T>(E, joint_axis<T>(ja)));
     } else {
-        const Vec<T> d = st.r[A] - p;
+        const Vec<T> d = st.r[a] - p;
         if constexpr (Ja::kind == JOINT_REVOLUTE) {
-            const Vec<T> w = apply_t<T>(E, AxisVec<Ja, T>{});
+            const Vec<T> w = apply_t<T>(E, joint_axis<T>(ja));
             put(0, w, cross<T>(d, w));
         } else {
             // Eᵀ·e_c is row c of E: the base's linear directions, then its angular ones.
@@ -62,7 +63,7 @@ GLASS_HD void joint_columns(const KinematicsState<R, T>& st, const Vec<T>& p, T*
 template <class R, int A, int END, typename T>
 GLASS_HD void path_columns(const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
     using Ja = JointAt<R, A>;
-    joint_columns<R, A>(st, p, J);
+    joint_columns<R>(Index<A>{}, st, p, J);
     zero_columns<R::NV, Ja::v + Ja::nv, END>(J);
     if constexpr (Ja::is_root) {
         zero_columns<R::NV, 0, Ja::v>(J);
@@ -71,10 +72,18 @@ GLASS_HD void path_columns(const KinematicsState<R, T>& st, const Vec<T>& p, T* 
     }
 }
 
-// The 6×NV world-aligned Jacobian of the point p moved by body B.
+// The 6×NV world-aligned Jacobian of the point p moved by body b: for a rolled robot every column is
+// zeroed and then the path's are written.
 template <class R, int B, typename T>
-GLASS_HD void point_jacobian(const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
+GLASS_HD void point_jacobian(Index<B>, const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
     path_columns<R, B, R::NV>(st, p, J);
+}
+template <class R, typename T>
+GLASS_HD void point_jacobian(int b, const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
+    static_assert(rolled_v<R>, "a run-time body of a rolled robot");
+    for (int k = 0; k < 6 * R::NV; ++k) J[k] = T(0);
+    for (int a = b; a >= 0; a = R::parent(a))
+        with_joint_class<R>(a, [&](auto ai) { joint_columns<R>(ai, st, p, J); });
 }
 
 // One body of the sweep for the Jacobian of a point on body B, rF in body coordinates: the bodies on the
@@ -88,9 +97,9 @@ struct PathJacobianStep {
     template <int I>
     GLASS_HD void operator()(Index<I>) const {
         if constexpr (is_ancestor_or_self<R>(I, B)) {
-            body_pose<R, I>(q, st);
+            body_pose<R>(Index<I>{}, q, st);
             if constexpr (I == B) {
-                point_jacobian<R, B>(st, apply_add<T>(st.r[B], Transposed<Mat3<T>>{st.E[B]}, rF), J);
+                point_jacobian<R>(Index<B>{}, st, apply_add<T>(st.r[B], Transposed<Mat3<T>>{st.E[B]}, rF), J);
             }
         }
     }
@@ -130,9 +139,22 @@ template <class R, typename T, class S>
 GLASS_HD void frame_jacobian(const S& scope, T* J, const T* q, KinematicsState<R, T>& st, int frame) {
     int body = -1;
     Vec<T> rF{{T(0), T(0), T(0)}};
-    frame_on_body<R, 0>(frame, body, rF);
+    if constexpr (rolled_v<R>) {
+        if (frame >= 0 && frame < R::NF) {
+            const RolledFrame<R> fr(frame);
+            body = fr.joint;
+            rF = apply<T>(ConstMat3<IdentitySource, T>{}, frame_r<T>(fr));
+        }
+    } else {
+        frame_on_body<R, 0>(frame, body, rF);
+    }
     if (body < 0) {
         for_each_item<6 * R::NV>(scope, [&](int k) { J[k] = T(0); });
+    } else if constexpr (rolled_v<R>) {
+        // every body's pose (the path's would do; a rolled robot's bodies are not specialised anyway)
+        forward_sweep<R>(scope, [&](auto i) { body_pose<R>(i, q, st); });
+        if (scope.rank() == 0)
+            point_jacobian<R>(body, st, apply_add<T>(st.r[body], Transposed<Mat3<T>>{st.E[body]}, rF), J);
     } else {
         body_jacobian_from<R, 0>(scope, J, q, st, body, rF);
     }
@@ -144,12 +166,14 @@ GLASS_HD void frame_jacobian(const S& scope, T* J, const T* q, KinematicsState<R
 template <class R, typename T, class S>
 GLASS_HD void end_effector_pose_gradient(const S& scope, T* J, const T* q, KinematicsState<R, T>& st) {
     constexpr int block = 6 * R::NV;
-    for_each_frame<R, -1>([&](auto f) {
+    for_each_world_frame<R>([&](auto f) {
         if (scope.owns(f)) zero_columns<R::NV, 0, R::NV>(J + f * block);
     });
     forward_sweep<R>(scope, [&](auto i) {
-        body_pose<R, i>(q, st);
-        for_each_frame<R, i>([&](auto f) { point_jacobian<R, i>(st, frame_origin<R, f>(st), J + f * block); });
+        body_pose<R>(i, q, st);
+        for_each_frame<R>(i, [&](auto f) {
+            point_jacobian<R>(body_number(i), st, frame_origin(frame_of<R>(f), st), J + f * block);
+        });
     });
 }
 
@@ -171,7 +195,7 @@ template <class R, typename T, class S>
 GLASS_HD void end_effector_pose_hessian(const S& scope, T* H, const T* q, JacobianDerivativeState<R, T>& st,
                                         int frame) {
     constexpr int NV = R::NV;
-    constexpr int root_nv = JointAt<R, 0>::kind == JOINT_FREE_FLYER ? 6 : 0;
+    constexpr int root_nv = root_joint_nv<R>();
     // The pair loop indexes J at run time, which puts it in local memory in ThreadScope; kept apart from
     // the state there, it leaves the body poses in registers.
     T local_J[S::cooperative ? 1 : 6 * NV];

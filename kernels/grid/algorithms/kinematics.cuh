@@ -18,56 +18,45 @@ struct KinematicsState {
     Vec<T> r[R::NB];   // body origins in world coordinates
 };
 
-// Body I's world pose from q and, for a child, its parent's (left in the state by an earlier level).
-template <class R, int I, typename T>
-GLASS_HD void body_pose(const T* q, KinematicsState<R, T>& st) {
-    using J = JointAt<R, I>;
-    constexpr int p = J::is_root ? I : J::parent;  // a root's parent is the world; joint_world_pose reads none
-    joint_world_pose<J>(joint_pose<J>(q + J::q), st.E[p], st.r[p], st.E[I], st.r[I]);
+// Body i's world pose from q and, for a child, its parent's (left in the state by an earlier level).
+template <class R, class I, typename T>
+GLASS_HD void body_pose(I i, const T* q, KinematicsState<R, T>& st) {
+    const auto j = joint<R>(i);
+    using J = decltype(j);
+    const int p = J::is_root ? int(i) : j.parent;  // a root's parent is the world; joint_world_pose reads none
+    joint_world_pose(j, joint_pose(j, q + j.q), st.E[p], st.r[p], st.E[i], st.r[i]);
 }
 
-// Number of frames on body B (-1: the world), and the k-th of them in frame order.
-template <class R>
-GLASS_HD constexpr int frame_count(int b) {
-    int n = 0;
-    for (int f = 0; f < R::NF; ++f) n += R::frame[f].joint == b ? 1 : 0;
-    return n;
+// Frame F's world origin: r_b + E_bᵀ·r_F on its body b.
+template <class R, class Fr, typename T>
+GLASS_HD Vec<T> frame_origin(const Fr& fr, const KinematicsState<R, T>& st) {
+    return apply_add<T>(st.r[fr.joint], Transposed<Mat3<T>>{st.E[fr.joint]}, frame_r<T>(fr));
 }
 
-template <class R>
-GLASS_HD constexpr int frame_at(int b, int k) {
-    for (int f = 0; f < R::NF; ++f)
-        if (R::frame[f].joint == b && k-- == 0) return f;
-    return -1;
-}
-
-// Calls f(Index<frame>{}) for every frame on body B (-1: the world).
-template <class R, int B, class F>
-GLASS_HD void for_each_frame(F&& f) {
-    static_for<frame_count<R>(B)>([&](auto k) { f(Index<frame_at<R>(B, k)>{}); });
-}
-
-// Frame F's origin in world coordinates: r_b + E_bᵀ·r_F on body b.
-template <class R, int F, typename T>
-GLASS_HD Vec<T> frame_origin(const KinematicsState<R, T>& st) {
-    using Fr = FrameAt<R, F>;
-    static_assert(Fr::joint >= 0, "a frame on a body");
-    return apply_add<T>(st.r[Fr::joint], Transposed<Mat3<T>>{st.E[Fr::joint]}, ConstVec<Fr, T>{});
-}
-
-// Frame F's world pose written as a position, a row-major rotation (columns = frame axes in world) and a
+// Frame fr's world pose written as a position, a row-major rotation (columns = frame axes in world) and a
 // quaternion (x, y, z, w), w >= 0. A frame fixed to the world has its constant placement.
-template <class R, int F, typename T>
-GLASS_HD void write_frame_pose(const KinematicsState<R, T>& st, T* pos, T* rot, T* quat) {
-    using Fr = FrameAt<R, F>;
+template <class R, class Fr, typename T>
+GLASS_HD void write_frame_pose(const Fr& fr, const KinematicsState<R, T>& st, T* pos, T* rot, T* quat) {
     Mat3<T> E;
     Vec<T> r;
-    if constexpr (Fr::joint < 0) {
-        E = mul<T>(ConstMat3<IdentitySource, T>{}, ConstMat3<Fr, T>{});
-        r = apply<T>(ConstMat3<IdentitySource, T>{}, ConstVec<Fr, T>{});
+    const auto on_world = [&] {
+        E = mul<T>(ConstMat3<IdentitySource, T>{}, frame_E<T>(fr));
+        r = apply<T>(ConstMat3<IdentitySource, T>{}, frame_r<T>(fr));
+    };
+    const auto on_body = [&] {
+        E = mul<T>(frame_E<T>(fr), st.E[fr.joint]);
+        r = frame_origin(fr, st);
+    };
+    if constexpr (Fr::rolled) {
+        if (fr.joint < 0) {
+            on_world();
+        } else {
+            on_body();
+        }
+    } else if constexpr (Fr::joint < 0) {
+        on_world();
     } else {
-        E = mul<T>(ConstMat3<Fr, T>{}, st.E[Fr::joint]);
-        r = frame_origin<R, F>(st);
+        on_body();
     }
     for (int k = 0; k < 3; ++k) pos[k] = r[k];
     // The rotation is Eᵀ, whose row-major layout is E's column-major one.
@@ -85,12 +74,12 @@ GLASS_HD void write_frame_pose(const KinematicsState<R, T>& st, T* pos, T* rot, 
 // thread that owns its body, right after the body's pose; frames fixed to the world are dealt out.
 template <class R, typename T, class S>
 GLASS_HD void frame_poses(const S& scope, T* pos, T* rot, T* quat, const T* q, KinematicsState<R, T>& st) {
-    for_each_frame<R, -1>([&](auto f) {
-        if (scope.owns(f)) write_frame_pose<R, f>(st, pos + 3 * f, rot + 9 * f, quat + 4 * f);
+    for_each_world_frame<R>([&](auto f) {
+        if (scope.owns(f)) write_frame_pose(frame_of<R>(f), st, pos + 3 * f, rot + 9 * f, quat + 4 * f);
     });
     forward_sweep<R>(scope, [&](auto i) {
-        body_pose<R, i>(q, st);
-        for_each_frame<R, i>([&](auto f) { write_frame_pose<R, f>(st, pos + 3 * f, rot + 9 * f, quat + 4 * f); });
+        body_pose<R>(i, q, st);
+        for_each_frame<R>(i, [&](auto f) { write_frame_pose(frame_of<R>(f), st, pos + 3 * f, rot + 9 * f, quat + 4 * f); });
     });
 }
 

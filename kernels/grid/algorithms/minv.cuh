@@ -90,6 +90,49 @@ GLASS_HD constexpr int column_base(int i) {
     return block_offset<R, BY_LEVELS>(i) - R::joint[i].v - kind_nv(R::joint[i].kind);
 }
 
+// The same for a body index: computed at compile time for an unrolled robot; a rolled robot runs its bodies
+// level by level in both scopes and carries the level layout in its tables (minv_column_base,
+// MINV_STORAGE_COLUMNS).
+template <class R, bool BY_LEVELS, int I>
+GLASS_HD constexpr int column_base(Index<I>) {
+    constexpr int base = column_base<R, BY_LEVELS>(I);
+    return base;
+}
+template <class R, bool BY_LEVELS, int C>
+GLASS_HD int column_base(RolledIndex<C> i) {
+    return R::minv_column_base(i);
+}
+
+template <class R, int I>
+GLASS_HD constexpr bool has_block(Index<I>) {
+    constexpr bool block = block_columns<R>(I) > 0;
+    return block;
+}
+template <class R, int C>
+GLASS_HD bool has_block(RolledIndex<C> i) {
+    return R::child_start(i + 1) > R::child_start(i);
+}
+
+// The column base of body i's parent's block.
+template <class R, bool BY_LEVELS, int I>
+GLASS_HD constexpr int parent_column_base(Index<I>) {
+    constexpr int base = column_base<R, BY_LEVELS>(R::joint[I].parent);
+    return base;
+}
+template <class R, bool BY_LEVELS, int C>
+GLASS_HD int parent_column_base(RolledIndex<C> i) {
+    return R::minv_column_base(R::parent(i));
+}
+
+template <class R>
+GLASS_HD constexpr int state_columns() {
+    if constexpr (rolled_v<R>) {
+        return R::MINV_STORAGE_COLUMNS;
+    } else {
+        return storage_columns<R>();
+    }
+}
+
 }  // namespace minv_detail
 
 template <class R, typename T>
@@ -98,7 +141,7 @@ struct MinvState {
     Sym6<T> IA_up[R::NB];  // IA − U·D⁻¹·Uᵀ a body passes to its parent, in parent coordinates
     Spatial<T> U[R::NB];   // IA·S of a non-root joint (one degree of freedom)
     T dinv[R::NB];         // its (Sᵀ·IA·S)⁻¹
-    Spatial<T> FP[minv_detail::storage_columns<R>()];  // the F, then P, blocks (minv_detail::block_offset)
+    Spatial<T> FP[minv_detail::state_columns<R>()];  // the F, then P, blocks (minv_detail::block_offset)
 };
 
 // Minv (NV × NV, row-major, exactly symmetric) from q (NQ). A free-flyer whose articulated inertia is not
@@ -106,15 +149,17 @@ struct MinvState {
 template <class R, typename T, class S>
 GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
     constexpr int NV = R::NV;
+    constexpr bool BY_LEVELS = S::cooperative || rolled_v<R>;
     auto& FP = st.FP;
 
     backward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
-        constexpr int v = J::v, end = J::v + subtree_nv<R>(J::index);
-        constexpr int fi = minv_detail::column_base<R, S::cooperative>(J::index);
-        if constexpr (!J::is_root) st.pose[i] = joint_pose<J>(q + J::q);
-        Sym6<T> IA = body_inertia<J, T>();
-        for_each_child<R, i>([&](auto c) { add_to(IA, st.IA_up[c]); });
+        const auto jt = joint<R>(i);
+        using J = decltype(jt);
+        const int v = jt.v, end = jt.v + subtree_nv_of<R>(i);
+        const int fi = minv_detail::column_base<R, BY_LEVELS>(i);
+        if constexpr (!J::is_root) st.pose[i] = joint_pose(jt, q + jt.q);
+        Sym6<T> IA = body_inertia<T>(jt);
+        for_each_child<R>(i, [&](auto c) { add_to(IA, st.IA_up[c]); });
 
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             static_assert(J::is_root, "a free-flyer joint is the root of the tree");
@@ -124,7 +169,7 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
                 T e[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
                 e[b] = T(1);
                 T x[6];
-                subspace_project<J>(cholesky_solve(L, subspace_apply<J>(e)), x);
+                subspace_project(jt, cholesky_solve(L, subspace_apply(jt, e)), x);
                 // the upper triangle of D⁻¹, mirrored
                 for (int a = 0; a <= int(b); ++a) {
                     Minv[(v + a) * NV + v + b] = x[a];
@@ -133,29 +178,29 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
             });
             for (int j = v + 6; j < end; ++j) {
                 T x[6];
-                subspace_project<J>(cholesky_solve(L, FP[fi + j]), x);
+                subspace_project(jt, cholesky_solve(L, FP[fi + j]), x);
                 for (int a = 0; a < 6; ++a) Minv[(v + a) * NV + j] = -x[a];
             }
         } else {
-            const Spatial<T> U = inertia_subspace<J>(IA, Index<0>{});
-            const T dinv = T(1) / subspace_project1<J>(U);
+            const Spatial<T> U = inertia_subspace(jt, IA, Index<0>{});
+            const T dinv = T(1) / subspace_project1(jt, U);
             Minv[v * NV + v] = dinv;
             if constexpr (J::is_root) {
-                for (int j = v + 1; j < end; ++j) Minv[v * NV + j] = -dinv * subspace_project1<J>(FP[fi + j]);
+                for (int j = v + 1; j < end; ++j) Minv[v * NV + j] = -dinv * subspace_project1(jt, FP[fi + j]);
             } else {
                 // The parent's F over this subtree's columns (F_i is zero on i's own column); the children
                 // of one parent fill disjoint columns.
-                constexpr int fp = minv_detail::column_base<R, S::cooperative>(J::parent);
-                FP[fp + v] = joint_force_to_parent<J>(st.pose[i], dinv * U);
+                const int fp = minv_detail::parent_column_base<R, BY_LEVELS>(i);
+                FP[fp + v] = joint_force_to_parent(jt, st.pose[i], dinv * U);
                 for (int j = v + 1; j < end; ++j) {
                     const Spatial<T> F = FP[fi + j];
-                    const T x = -dinv * subspace_project1<J>(F);
+                    const T x = -dinv * subspace_project1(jt, F);
                     Minv[v * NV + j] = x;
-                    FP[fp + j] = joint_force_to_parent<J>(st.pose[i], F + x * U);
+                    FP[fp + j] = joint_force_to_parent(jt, st.pose[i], F + x * U);
                 }
                 st.U[i] = U;
                 st.dinv[i] = dinv;
-                st.IA_up[i] = joint_inertia_to_parent<J>(st.pose[i], rank1_remove(IA, U, dinv));
+                st.IA_up[i] = joint_inertia_to_parent(jt, st.pose[i], rank1_remove(IA, U, dinv));
             }
         }
     });
@@ -163,10 +208,11 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
     // Row i from column v_i on: M⁻¹[i, j] as the backward sweep left it below i (zero past i's subtree),
     // less the parent's contribution; each value is mirrored into column i.
     forward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
-        constexpr int v = J::v, end = J::v + subtree_nv<R>(J::index);
-        constexpr bool has_block = minv_detail::block_columns<R>(J::index) > 0;
-        constexpr int fi = minv_detail::column_base<R, S::cooperative>(J::index);
+        const auto jt = joint<R>(i);
+        using J = decltype(jt);
+        const int v = jt.v, end = jt.v + subtree_nv_of<R>(i);
+        const bool has_block = minv_detail::has_block<R>(i);
+        const int fi = minv_detail::column_base<R, BY_LEVELS>(i);
 
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             // A root: its rows are final.
@@ -181,7 +227,7 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
                     }
                     Minv[j * NV + v + a] = x[a];
                 }
-                if constexpr (has_block) FP[fi + j] = subspace_apply<J>(x);
+                if (has_block) FP[fi + j] = subspace_apply(jt, x);
             }
         } else {
             const auto column = [&](int j, T x) {
@@ -189,16 +235,16 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
                     Minv[v * NV + j] = x;
                     if (j > v) {
                         Minv[j * NV + v] = x;
-                        if constexpr (has_block) FP[fi + j] = subspace_apply<J>(&x);
+                        if (has_block) FP[fi + j] = subspace_apply(jt, &x);
                     }
                 } else {
-                    constexpr int fp = minv_detail::column_base<R, S::cooperative>(J::parent);
-                    const Spatial<T> a = joint_motion_to_body<J>(st.pose[J::index], FP[fp + j]);
-                    x -= st.dinv[J::index] * dot(st.U[J::index], a);
+                    const int fp = minv_detail::parent_column_base<R, BY_LEVELS>(i);
+                    const Spatial<T> a = joint_motion_to_body(jt, st.pose[i], FP[fp + j]);
+                    x -= st.dinv[i] * dot(st.U[i], a);
                     Minv[v * NV + j] = x;
                     if (j > v) {
                         Minv[j * NV + v] = x;
-                        if constexpr (has_block) FP[fi + j] = subspace_add<J>(a, &x);
+                        if (has_block) FP[fi + j] = subspace_add(jt, a, &x);
                     }
                 }
             };

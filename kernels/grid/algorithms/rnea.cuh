@@ -26,34 +26,36 @@ template <class R, typename T, class S>
 GLASS_HD void rnea(const S& scope, T* tau, const T* q, const T* qd, const T* qdd, RneaState<R, T>& st,
                    Vec3<T> gravity) {
     forward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
-        st.pose[i] = joint_pose<J>(q + J::q);
+        const auto j = joint<R>(i);
+        using J = decltype(j);
+        st.pose[i] = joint_pose(j, q + j.q);
         Spatial<T> v, a;
         if constexpr (J::is_root) {
             Spatial<T> a0 = zero_spatial<T>();
             a0.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
-            a = joint_motion_to_body<J>(st.pose[i], a0);
+            a = joint_motion_to_body(j, st.pose[i], a0);
             v = zero_spatial<T>();
         } else {
-            v = joint_motion_to_body<J>(st.pose[i], st.v[J::parent]);
-            a = joint_motion_to_body<J>(st.pose[i], st.a[J::parent]);
+            v = joint_motion_to_body(j, st.pose[i], st.v[j.parent]);
+            a = joint_motion_to_body(j, st.pose[i], st.a[j.parent]);
         }
         if (qd != nullptr) {
-            const Spatial<T> vj = subspace_apply<J>(qd + J::v);
+            const Spatial<T> vj = subspace_apply(j, qd + j.v);
             v = v + vj;
             a = a + motion_cross(v, vj);
         }
-        if (qdd != nullptr) a = a + subspace_apply<J>(qdd + J::v);
+        if (qdd != nullptr) a = a + subspace_apply(j, qdd + j.v);
         st.v[i] = v;
         st.a[i] = a;
-        st.f[i] = inertia_apply<J>(a) + force_cross(v, inertia_apply<J>(v));
+        st.f[i] = inertia_apply(j, a) + force_cross(v, inertia_apply(j, v));
     });
     backward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
+        const auto j = joint<R>(i);
+        using J = decltype(j);
         Spatial<T> f = st.f[i];
-        for_each_child<R, i>([&](auto c) { f = f + st.f_up[c]; });
-        subspace_project<J>(f, tau + J::v);
-        if constexpr (!J::is_root) st.f_up[i] = joint_force_to_parent<J>(st.pose[i], f);
+        for_each_child<R>(i, [&](auto c) { f = f + st.f_up[c]; });
+        subspace_project(j, f, tau + j.v);
+        if constexpr (!J::is_root) st.f_up[i] = joint_force_to_parent(j, st.pose[i], f);
     });
 }
 

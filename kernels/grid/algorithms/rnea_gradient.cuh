@@ -44,36 +44,45 @@ struct RneaGradientState {
 template <class R, typename T, class S, class OutQ, class OutQD>
 GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau_dqd, const T* q, const T* qd,
                                         const T* qdd, RneaGradientState<R, T>& st, Vec3<T> gravity) {
+    // A rolled robot zeroes the outputs first (the columns off each body's path are not known at compile
+    // time) and then writes the path entries.
+    if constexpr (rolled_v<R>) {
+        for_each_item<R::NV * R::NV>(scope, [&](int k) {
+            dtau_dq[k] = T(0);
+            dtau_dqd[k] = T(0);
+        });
+    }
     forward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
-        const JointPose<T> pose = joint_pose<J>(q + J::q);
+        const auto jt = joint<R>(i);
+        using J = decltype(jt);
+        const JointPose<T> pose = joint_pose(jt, q + jt.q);
         Spatial<T> vp = zero_spatial<T>(), ap = zero_spatial<T>();
         if constexpr (J::is_root) {
-            st.W[i] = world_pose<J>(pose, WorldPose<T>{});
+            st.W[i] = world_pose(jt, pose, WorldPose<T>{});
             ap.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
         } else {
-            st.W[i] = world_pose<J>(pose, st.W[J::parent]);
-            vp = st.v[J::parent];
-            ap = st.a[J::parent];
+            st.W[i] = world_pose(jt, pose, st.W[jt.parent]);
+            vp = st.v[jt.parent];
+            ap = st.a[jt.parent];
         }
         Spatial<T> vj = zero_spatial<T>(), aj = zero_spatial<T>();
         static_for<J::nv>([&](auto k) {
-            const Spatial<T> s = world_subspace<J, T>(st.W[i], k);
-            st.S[J::v + k] = s;
-            vj = vj + qd[J::v + k] * s;
-            aj = aj + qdd[J::v + k] * s;
+            const Spatial<T> s = world_subspace(jt, st.W[i], k);
+            st.S[jt.v + k] = s;
+            vj = vj + qd[jt.v + k] * s;
+            aj = aj + qdd[jt.v + k] * s;
         });
         const Spatial<T> v = vp + vj;
         st.v[i] = v;
         st.a[i] = ap + aj + motion_cross(v, vj);
         static_for<J::nv>([&](auto k) {
-            const Spatial<T>& s = st.S[J::v + k];
+            const Spatial<T>& s = st.S[jt.v + k];
             const Spatial<T> w = motion_cross(s, vp);
-            st.w[J::v + k] = w;
-            st.c[J::v + k] = motion_cross(s, ap) - motion_cross(w, vp);
-            st.d[J::v + k] = motion_cross(v, s) - w;
+            st.w[jt.v + k] = w;
+            st.c[jt.v + k] = motion_cross(s, ap) - motion_cross(w, vp);
+            st.d[jt.v + k] = motion_cross(v, s) - w;
         });
-        const RigidInertia<T> Y = inertia_to_world<J, T>(st.W[i]);
+        const RigidInertia<T> Y = inertia_to_world(jt, st.W[i]);
         const Coriolis<T> B = coriolis(Y, v);
         st.Y[i] = Y;
         st.B[i] = B;
@@ -81,11 +90,12 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
     });
 
     backward_sweep<R>(scope, [&](auto i) {
-        using J = JointAt<R, i>;
+        const auto jt = joint<R>(i);
+        using J = decltype(jt);
         RigidInertia<T> Y = st.Y[i];
         Coriolis<T> B = st.B[i];
         Spatial<T> F = st.F[i];
-        for_each_child<R, i>([&](auto c) {
+        for_each_child<R>(i, [&](auto c) {
             add_to(Y, st.Y[c]);
             add_to(B, st.B[c]);
             F = F + st.F[c];
@@ -93,21 +103,23 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         // rows of this joint: zeros against the columns of joints on other branches (its descendants'
         // steps fill the columns below it), then the columns of its ancestors and itself
         static_for<J::nv>([&](auto k) {
-            constexpr int row = J::v + k;
-            static_for<R::NB>([&](auto j) {
-                if constexpr (!is_ancestor_or_self<R>(j, i) && !is_ancestor_or_self<R>(i, j)) {
-                    static_for<JointAt<R, j>::nv>([&](auto m) {
-                        dtau_dq[row * R::NV + JointAt<R, j>::v + m] = T(0);
-                        dtau_dqd[row * R::NV + JointAt<R, j>::v + m] = T(0);
-                    });
-                }
-            });
+            const int row = jt.v + k;
+            if constexpr (!rolled_v<R>) {
+                static_for<R::NB>([&](auto j) {
+                    if constexpr (!is_ancestor_or_self<R>(j, i) && !is_ancestor_or_self<R>(i, j)) {
+                        static_for<JointAt<R, j>::nv>([&](auto m) {
+                            dtau_dq[row * R::NV + JointAt<R, j>::v + m] = T(0);
+                            dtau_dqd[row * R::NV + JointAt<R, j>::v + m] = T(0);
+                        });
+                    }
+                });
+            }
             const Spatial<T> u = apply(Y, st.S[row]);
             const Spatial<T> beta = apply_t(B, st.S[row]);
-            for_each_ancestor<R, i, true>([&](auto j) {
-                using A = JointAt<R, j>;
-                static_for<A::nv>([&](auto m) {
-                    constexpr int col = A::v + m;
+            for_each_ancestor<R, true>(i, [&](auto j) {
+                const auto ja = joint<R>(j);
+                static_for<decltype(ja)::nv>([&](auto m) {
+                    const int col = ja.v + m;
                     dtau_dq[row * R::NV + col] = -(dot(u, st.c[col]) + dot(beta, st.w[col]));
                     dtau_dqd[row * R::NV + col] = dot(u, st.d[col]) + dot(beta, st.S[col]);
                 });
@@ -115,14 +127,14 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         });
         // rows of its strict ancestors against this joint's columns
         static_for<J::nv>([&](auto m) {
-            constexpr int col = J::v + m;
+            const int col = jt.v + m;
             const Spatial<T>& s = st.S[col];
             const Spatial<T> yq = force_cross(s, F) - apply(Y, st.c[col]) - apply(B, st.w[col]);
             const Spatial<T> yqd = apply(Y, st.d[col]) + apply(B, s);
-            for_each_ancestor<R, i, false>([&](auto j) {
-                using A = JointAt<R, j>;
-                static_for<A::nv>([&](auto k) {
-                    constexpr int row = A::v + k;
+            for_each_ancestor<R, false>(i, [&](auto j) {
+                const auto ja = joint<R>(j);
+                static_for<decltype(ja)::nv>([&](auto k) {
+                    const int row = ja.v + k;
                     dtau_dq[row * R::NV + col] = dot(st.S[row], yq);
                     dtau_dqd[row * R::NV + col] = dot(st.S[row], yqd);
                 });
