@@ -16,6 +16,7 @@ import (
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 	"github.com/grid-rbd/grid-rbd/codegen/ref"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
+	"github.com/grid-rbd/grid-rbd/internal/randomrobot"
 	"github.com/grid-rbd/grid-rbd/internal/testreport"
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
@@ -145,6 +146,20 @@ func Gen(urdfPath string, floating *bool, out *string, block *int, roll *string)
 	fmt.Printf("%s: nq %d, nv %d -> %s/grid.cuh (%d lines), metadata.json and grid_ffi.h in %v\n", r.Name, r.NQ, r.NV, dir,
 		strings.Count(gen.Header, "\n"), time.Since(start).Round(time.Microsecond))
 	return nil
+}
+
+// RandomRobot writes the URDF of a random robot (internal/randomrobot) to out: shape tree or chain, links
+// moving links, seed. The same arguments always give the same file (testdata/robots/random_tree_*.urdf are
+// two of them).
+func RandomRobot(shape string, links int, seed int, out string) error {
+	s, err := randomrobot.ParseShape(shape)
+	if err != nil {
+		return err
+	}
+	if links < 1 || seed < 0 {
+		return fmt.Errorf("random robot: want links >= 1 and seed >= 0, got %d and %d", links, seed)
+	}
+	return os.WriteFile(out, []byte(randomrobot.URDF(s, links, uint64(seed))), 0o644)
 }
 
 // GPUPrep writes, for every shared robot and the project's own test robot, a CUDA equivalence check into

@@ -57,6 +57,16 @@ func All(t testing.TB) []Robot {
 	}
 }
 
+// Large lists the project's random trees (testdata/robots/random_tree_*.urdf, written by
+// `go tool mage randomrobot`): more bodies than emit.RollBodies, so they are generated rolled, and
+// ill-conditioned enough to show how derivative accuracy follows cond(M).
+func Large() []Robot {
+	return []Robot{
+		{Name: "random_tree_120", Path: Own("random_tree_120.urdf")},
+		{Name: "random_tree_200_floating", Path: Own("random_tree_200.urdf"), FreeFlyer: true},
+	}
+}
+
 // ExampleRobotData returns the path of a robot description from the example-robot-data package installed
 // in the project's test environment (.venv, made by `go tool mage venv`), failing the test when absent.
 func ExampleRobotData(t testing.TB, rel string) string {

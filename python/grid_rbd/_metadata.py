@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,16 @@ class RobotMetadata:
     joints: tuple[JointInfo, ...]
     frames: tuple[FrameInfo, ...]
     algorithms: dict[str, AlgorithmInfo]
+    # Kernels this build leaves out, with the reason (a rolled robot has no second-order kernels).
+    unavailable: dict[str, str] = field(default_factory=dict)
+
+    def algorithm(self, name: str) -> AlgorithmInfo:
+        """The kernel ``name``; ``NotImplementedError`` naming the reason when the build has none."""
+        info = self.algorithms.get(name)
+        if info is None:
+            reason = self.unavailable.get(name, "no kernel of that name was generated")
+            raise NotImplementedError(f"the build of robot {self.robot!r} has no {name!r} kernel: {reason}")
+        return info
 
     def position_limits(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Lower and upper configuration bounds (length ``nq``); ``-inf``/``inf`` where unbounded."""
@@ -181,6 +191,7 @@ def _parse(raw: Any, source: str) -> RobotMetadata:
             joints=joints,
             frames=frames,
             algorithms=algorithms,
+            unavailable={str(k): str(v) for k, v in (raw.get("unavailable") or {}).items()},
         )
     except MetadataError:
         raise

@@ -160,9 +160,7 @@ class JaxRobotHandle(RobotBase):
           NotImplementedError: the build has no such kernel.
           ValueError: an argument's shape or dtype does not fit.
         """
-        info = self._robot.metadata.algorithms.get(algorithm)
-        if info is None:
-            raise NotImplementedError(f"the build of robot {self.name!r} has no {algorithm!r} kernel")
+        info = self._robot.metadata.algorithm(algorithm)
         converted = [_shape_dtype(x) for x in args]
         batch, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted],
                                     [c[3] for c in converted], _default_float())
@@ -189,9 +187,7 @@ class JaxRobotHandle(RobotBase):
         The differentiable methods check here, before JAX sees their custom derivative rules, so that bad
         input fails with the same message whether or not it is differentiated.
         """
-        info = self._robot.metadata.algorithms.get(algorithm)
-        if info is None:
-            raise NotImplementedError(f"the build of robot {self.name!r} has no {algorithm!r} kernel")
+        info = self._robot.metadata.algorithm(algorithm)
         converted = [_shape_dtype(x) for x in args]
         _, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted],
                                 [c[3] for c in converted], _default_float())

@@ -168,7 +168,7 @@ class RobotHandle(RobotBase):
         **static: Any,
     ) -> tuple[npt.NDArray[Any], ...]:
         arrays, typed = _prepare(args)
-        info = self._robot.metadata.algorithms[algorithm]
+        info = self._robot.metadata.algorithm(algorithm)
         _, dtype = check_inputs(info, [a.shape for a in arrays], [a.dtype for a in arrays], typed, _F64)
         arrays = [a.astype(dtype, copy=False) for a in arrays]
         if info.inputs[0].name == "q":
