@@ -34,11 +34,12 @@ var cudaGencode = []string{
 // `model -json`) and compiles its XLA FFI handler libraries into the same folder: libgrid_rbd_cpu.so
 // (handlers grid_<algo>_cpu) and, with -cuda, libgrid_rbd_cuda.so (handlers grid_<algo>_cuda; sm_80, sm_90
 // and PTX, or only $GRID_CUDA_ARCH such as sm_90). Flags: -floating adds a free-flyer base; -out=DIR
-// overrides build/<urdf stem>; -cuda also builds the CUDA library. The XLA FFI headers come from
+// overrides build/<urdf stem>; -cuda also builds the CUDA library; -roll=auto|always|never as for Gen. The
+// XLA FFI headers come from
 // $GRID_FFI_INCLUDE, the oldest supported jaxlib's (.venv/ffi-include) or the jax in .venv
 // (`go tool mage venv`); nvcc from $NVCC, PATH or .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX
 // or c++.
-func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
+func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll *string) error {
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
 	include, err := ffiInclude()
@@ -52,7 +53,7 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool) error {
 			return err
 		}
 	}
-	if err := Gen(urdfPath, floating, out, nil, nil); err != nil {
+	if err := Gen(urdfPath, floating, out, nil, roll); err != nil {
 		return err
 	}
 	dir := filepath.Join("build", strings.TrimSuffix(filepath.Base(urdfPath), filepath.Ext(urdfPath)))

@@ -63,7 +63,7 @@ func GPUPytestPrep() error {
 		}
 		out := filepath.Join(root, rb.Name)
 		floating := rb.Floating
-		if err := Build(path, &floating, &out, &noCUDA); err != nil {
+		if err := Build(path, &floating, &out, &noCUDA, nil); err != nil {
 			return fmt.Errorf("%s: %w", rb.Name, err)
 		}
 		robot, err := robotName(filepath.Join(out, "metadata.json"))

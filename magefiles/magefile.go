@@ -68,7 +68,7 @@ func Demo(batch, iterations *int) error {
 		return err
 	}
 	out := filepath.Join("build", "iiwa")
-	if err := Build(bundledRobot, nil, &out, nil); err != nil {
+	if err := Build(bundledRobot, nil, &out, nil, nil); err != nil {
 		return err
 	}
 	args := []string{"-m", "grid_rbd.demo", "--robot", out}

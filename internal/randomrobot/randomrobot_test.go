@@ -24,6 +24,7 @@ func TestCommittedRobots(t *testing.T) {
 	}{
 		{"random_tree_120.urdf", randomrobot.Tree, 120, 1},
 		{"random_tree_200.urdf", randomrobot.Tree, 200, 2},
+		{"random_chain_200.urdf", randomrobot.Chain, 200, 3},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			data, err := os.ReadFile(testrobots.Own(c.file))

@@ -57,13 +57,14 @@ func All(t testing.TB) []Robot {
 	}
 }
 
-// Large lists the project's random trees (testdata/robots/random_tree_*.urdf, written by
+// Large lists the project's random trees and chain (testdata/robots/random_*.urdf, written by
 // `go tool mage randomrobot`): more bodies than emit.RollBodies, so they are generated rolled, and
 // ill-conditioned enough to show how derivative accuracy follows cond(M).
 func Large() []Robot {
 	return []Robot{
 		{Name: "random_tree_120", Path: Own("random_tree_120.urdf")},
 		{Name: "random_tree_200_floating", Path: Own("random_tree_200.urdf"), FreeFlyer: true},
+		{Name: "random_chain_200", Path: Own("random_chain_200.urdf")},
 	}
 }
 

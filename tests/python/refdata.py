@@ -65,11 +65,19 @@ LONG_ENV = "GRID_LONG_TESTS"
 
 def robot_set() -> list[conventions.Robot]:
     """The suite's robots, from robots.json (which tests/suite_test.go builds): those marked long only when
-    GRID_LONG_TESTS=1, as tests/suite_test.go builds them."""
+    GRID_LONG_TESTS=1, as tests/suite_test.go builds them; the large random trees are test_large_trees.py's
+    (large_robot_set)."""
     doc = json.loads(ROBOTS_FILE.read_text())
     long_too = os.environ.get(LONG_ENV, "") == "1"
     return [conventions.Robot(r["name"], r["urdf"], bool(r["floating"]), int(r["seed"]))
-            for r in doc["robots"] if long_too or not r.get("long", False)]
+            for r in doc["robots"] if (long_too or not r.get("long", False)) and not r.get("large", False)]
+
+
+def large_robot_set() -> list[conventions.Robot]:
+    """The robots marked large in robots.json: random trees of 100-200 links, built rolled."""
+    doc = json.loads(ROBOTS_FILE.read_text())
+    return [conventions.Robot(r["name"], r["urdf"], bool(r["floating"]), int(r["seed"]))
+            for r in doc["robots"] if r.get("large", False)]
 
 
 def robot_names() -> list[str]:
