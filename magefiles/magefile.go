@@ -162,31 +162,50 @@ func RandomRobot(shape string, links int, seed int, out string) error {
 	return os.WriteFile(out, []byte(randomrobot.URDF(s, links, uint64(seed))), 0o644)
 }
 
-// GPUPrep writes, for every shared robot and the project's own test robot, a CUDA equivalence check into
+// GPUPrep writes, for every shared robot and the project's own test robots, a CUDA equivalence check into
 // build/gpucheck/<robot>/ (header, driver.cu, inputs and float64 reference outputs). tests/gpu/equivalence.sh
-// builds and runs them on a machine with a GPU (no Go needed there). Flag: -samples=N (default 4; robots with
-// more than largeRobotNV velocity coordinates get one, as their second derivatives are NV³ in size).
-func GPUPrep(samples *int) error {
+// builds and runs them on a machine with a GPU (no Go needed there). Flags: -samples=N (default 4; robots
+// with more than largeRobotNV velocity coordinates get one, as their second derivatives are NV³ in size);
+// -robots=a,b picks some; -roll=auto|always|never as for Gen (random_tree_120 is rolled by size).
+func GPUPrep(samples *int, robots, roll *string) error {
 	n := 4
 	if samples != nil {
 		n = *samples
 	}
-	robots := []struct {
+	opt := emit.Options{}
+	if roll != nil {
+		var err error
+		if opt.Roll, err = emit.ParseRoll(*roll); err != nil {
+			return err
+		}
+	}
+	all := []struct {
 		name, path string
 		floating   bool
 	}{
 		{"iiwa", "iiwa.urdf", false}, {"hyq", "hyq.urdf", false}, {"atlas", "atlas.urdf", false},
 		{"panda", "panda.urdf", false}, {"fetch", "fetch.urdf", false}, {"panda_ext_24dof", "panda_ext_24dof.urdf", false},
 		{"go2_floating", "go2.urdf", true}, {"g1_29dof_floating", "g1_29dof.urdf", true},
-		{"h1_2_floating", "h1_2.urdf", true}, {"branchy", "", false},
+		{"h1_2_floating", "h1_2.urdf", true}, {"branchy", "branchy.urdf", false},
+		{"random_tree_120", "random_tree_120.urdf", false},
+	}
+	picked := map[string]bool{}
+	if robots != nil && *robots != "" {
+		for _, name := range strings.Split(*robots, ",") {
+			picked[strings.TrimSpace(name)] = true
+		}
 	}
 	if err := os.RemoveAll(filepath.Join("build", "gpucheck")); err != nil {
 		return err
 	}
-	for _, rb := range robots {
+	for _, rb := range all {
+		if len(picked) > 0 && !picked[rb.name] {
+			continue
+		}
+		delete(picked, rb.name)
 		path := filepath.Join("..", "shared", "robots", rb.path)
-		if rb.path == "" {
-			path = filepath.Join("testdata", "robots", "branchy.urdf")
+		if !fileExists(path) {
+			path = filepath.Join("testdata", "robots", rb.path)
 		}
 		r, err := loadRobot(path, &rb.floating, nil)
 		if err != nil {
@@ -198,10 +217,13 @@ func GPUPrep(samples *int) error {
 			// NV³-sized second derivatives: keep the expected outputs small enough to carry
 			samples = min(n, 1)
 		}
-		if err := equiv.Prepare(r, dir, samples, 1); err != nil {
+		if err := equiv.Prepare(r, dir, samples, 1, opt); err != nil {
 			return fmt.Errorf("%s: %w", rb.name, err)
 		}
 		fmt.Printf("prepared %s (nv %d) in %s\n", rb.name, r.NV, dir)
+	}
+	for name := range picked {
+		return fmt.Errorf("gpuprep: no robot %q", name)
 	}
 	return nil
 }

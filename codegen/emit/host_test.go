@@ -67,7 +67,7 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 		}
 		frames := "{0}"
 		if a.Frame {
-			frames = "{" + intList(testedFrames(len(m.Frames))) + "}"
+			frames = "{" + frameList(equiv.TestedFrames(len(m.Frames))) + "}"
 			args = append(args, "f")
 		}
 		if a.Gravity {
@@ -102,24 +102,7 @@ int main(int argc, char** argv) {
 	return b.String()
 }
 
-// testedFrames are the frames whose Jacobians the host build is checked on: all of them, or for a robot
-// with many frames eight spread over the tree (each end_effector_pose_hessian is 6·NV² values per sample).
-func testedFrames(nf int) []int {
-	const most = 8
-	var fs []int
-	if nf <= 40 {
-		for f := 0; f < nf; f++ {
-			fs = append(fs, f)
-		}
-		return fs
-	}
-	for k := 0; k < most; k++ {
-		fs = append(fs, k*(nf-1)/(most-1))
-	}
-	return fs
-}
-
-func intList(v []int) string {
+func frameList(v []int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = fmt.Sprint(x)
@@ -197,7 +180,7 @@ func hostErrors(t *testing.T, r *model.Robot, opt emit.Options) (map[string][2]f
 		for _, a := range m.Algorithms {
 			frames := []int{0}
 			if a.Frame {
-				frames = testedFrames(len(m.Frames))
+				frames = equiv.TestedFrames(len(m.Frames))
 			}
 			for _, f := range frames {
 				wants := make([][][]float64, n)

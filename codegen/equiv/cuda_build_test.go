@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
 	"github.com/grid-rbd/grid-rbd/internal/cudatools"
@@ -19,10 +20,17 @@ import (
 // equivalence check, tests/gpu/equivalence.sh, builds those).
 func TestCUDABuild(t *testing.T) {
 	nvcc := cudatools.NVCC(t)
-	for _, tr := range []testrobots.Robot{
-		{Name: "iiwa", Path: testrobots.Shared(t, "iiwa.urdf")},
-		{Name: "small_floating", Path: smallFloatingRobot(t), FreeFlyer: true},
+	for _, c := range []struct {
+		testrobots.Robot
+		opt emit.Options
+	}{
+		{Robot: testrobots.Robot{Name: "iiwa", Path: testrobots.Shared(t, "iiwa.urdf")}},
+		{Robot: testrobots.Robot{Name: "small_floating", Path: smallFloatingRobot(t), FreeFlyer: true}},
+		// a rolled robot: bodies iterated at run time, tables in device memory
+		{Robot: testrobots.Robot{Name: "small_floating_rolled", Path: smallFloatingRobot(t), FreeFlyer: true},
+			opt: emit.Options{Roll: emit.RollAlways}},
 	} {
+		tr := c.Robot
 		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
 			r, err := model.Load(tr.Path, urdf.Options{}, model.Options{FreeFlyer: tr.FreeFlyer})
@@ -30,7 +38,7 @@ func TestCUDABuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			if err := Prepare(r, dir, 2, 1); err != nil {
+			if err := Prepare(r, dir, 2, 1, c.opt); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(nvcc, "-arch=sm_90", "-std=c++17", "-O1", "-Werror", "all-warnings",

@@ -13,9 +13,9 @@ import (
 )
 
 // Prepare writes into dir everything a CUDA equivalence run of the robot needs: grid.cuh, metadata.json,
-// driver.cu, inputs.bin (n samples) and expected.bin (their reference outputs).
-func Prepare(r *model.Robot, dir string, n int, seed uint64) error {
-	gen, err := emit.Generate(r, emit.Options{})
+// driver.cu, inputs.bin (n samples) and expected.bin (their reference outputs), generated with opt.
+func Prepare(r *model.Robot, dir string, n int, seed uint64, opt emit.Options) error {
+	gen, err := emit.Generate(r, opt)
 	if err != nil {
 		return err
 	}
@@ -39,11 +39,11 @@ func Prepare(r *model.Robot, dir string, n int, seed uint64) error {
 				put(&in, v)
 			}
 		}
-		frames := 1
+		frames := []int{0}
 		if a.Frame {
-			frames = len(m.Frames)
+			frames = TestedFrames(len(m.Frames))
 		}
-		for f := 0; f < frames; f++ {
+		for _, f := range frames {
 			outs := make([][][]float64, n)
 			for k, s := range samples {
 				if outs[k], err = Reference(r, a.Name, s, f); err != nil {
