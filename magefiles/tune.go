@@ -20,11 +20,18 @@ var tuneDir = filepath.Join("build", "tune")
 // TunePrep writes the launch-shape sweep of the benchmark robots into build/tune/<robot>/ (grid.cuh with
 // the untuned default launch configuration, metadata.json and sweep.cu). On a machine with a GPU and nvcc:
 // bash bench/launch/sweep.sh build/tune RESULTS_DIR, then here: go tool mage tune RESULTS_DIR/sweep.txt.
-// -robots=a,b picks a subset.
-func TunePrep(robots *string) error {
+// -robots=a,b picks a subset; -roll=auto|always|never as for Gen (a rolled robot's sweep measures the rolled
+// kernels; do not merge it into the tuned tables of the unrolled robot of the same name).
+func TunePrep(robots, roll *string) error {
 	list, err := selectBenchRobots(robots)
 	if err != nil {
 		return err
+	}
+	opt := emit.Options{Untuned: true}
+	if roll != nil {
+		if opt.Roll, err = emit.ParseRoll(*roll); err != nil {
+			return err
+		}
 	}
 	if err := os.RemoveAll(tuneDir); err != nil {
 		return err
@@ -34,7 +41,7 @@ func TunePrep(robots *string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", rb.name, err)
 		}
-		gen, err := emit.Generate(r, emit.Options{Untuned: true})
+		gen, err := emit.Generate(r, opt)
 		if err != nil {
 			return err
 		}
