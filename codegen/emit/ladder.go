@@ -267,13 +267,36 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.blank()
 	if e.algorithm != "" {
 		w.line("/// %s", e.doc)
-		w.line("/// Batched kernel, one sample per thread (%s_thread): a 1-D block of any size, no shared memory.", e.name)
+		w.line("/// Batched kernel, one sample per thread (%s_thread): a 1-D block of any size. Each warp stores its", e.name)
+		w.line("/// samples' outputs coalesced through thread_store_smem_bytes<T>(blockDim.x) bytes of dynamic shared")
+		w.line("/// memory (grid/launch.cuh, WarpStores).")
 		w.line("template <typename T>")
 		w.block(fmt.Sprintf("__global__ void __launch_bounds__(%s_MAX_THREADS<T>()) %s_thread_kernel(%s, int num_samples)", up, e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+			w.line("#if defined(GRID_DIRECT_THREAD_STORES)")
 			w.line("const int step = int(gridDim.x * blockDim.x);")
 			w.block("for (int k = int(blockIdx.x * blockDim.x + threadIdx.x); k < num_samples; k += step)", func() {
 				w.line("%s_thread<T>(%s);", e.name, strings.Join(append(offsets("d_", "k"), pcall...), ", "))
 			})
+			w.line("#else")
+			w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
+			w.line("const WarpStores<T> stores(grid_smem);")
+			w.line("const int step = int(gridDim.x * blockDim.x);")
+			w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
+				w.line("const int k = base + stores.lane;")
+				var args []string
+				for _, b := range e.outputs {
+					w.line("T l_%s[%d];", b.name, b.size)
+					args = append(args, "l_"+b.name)
+				}
+				for _, b := range e.inputs {
+					args = append(args, fmt.Sprintf("d_%s + size_t(k) * %d", b.name, b.size))
+				}
+				w.line("if (k < num_samples) %s_thread<T>(%s);", e.name, strings.Join(append(args, pcall...), ", "))
+				for _, b := range e.outputs {
+					w.line("stores.template store<%d>(d_%s + size_t(base) * %d, l_%s, num_samples - base);", b.size, b.name, b.size, b.name)
+				}
+			})
+			w.line("#endif")
 		})
 		w.blank()
 	}
@@ -294,7 +317,10 @@ func emitLadder(w *writer, e *entry, opt Options) {
 					e.phasedThreadLaunch(w)
 					return
 				}
-				w.line("%s_thread_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), unsigned(shape.samples_per_block), 0, stream>>>(%s, num_samples);",
+				w.line("const size_t thread_smem = thread_store_smem_bytes<T>(shape.samples_per_block);")
+				w.line("const cudaError_t err = set_smem_limit<%s_thread_kernel<T>>(thread_smem);", e.name)
+				w.line("if (err != cudaSuccess) return err;")
+				w.line("%s_thread_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), unsigned(shape.samples_per_block), thread_smem, stream>>>(%s, num_samples);",
 					e.name, strings.Join(append(dcall0, pcall...), ", "))
 				w.line("return cudaGetLastError();")
 			})

@@ -137,6 +137,64 @@ struct Status {
 };
 
 #if defined(__CUDACC__)
+// Coalesced stores of the one-sample-per-thread kernels. Sample k's outputs lie at [k·S, (k + 1)·S), so the
+// 32 lanes of a warp (samples base .. base + 31) writing their element e at once touch 32 lines; through a
+// per-warp tile in shared memory the warp instead writes its samples' 32·S contiguous values in 128-byte
+// runs. Build with GRID_DIRECT_THREAD_STORES to have every thread store its own outputs (for comparison).
+template <typename T>
+struct WarpStores {
+    static constexpr int CHUNK = 128 / int(sizeof(T));  // values of one 128-byte run
+    static constexpr int PITCH = CHUNK + 1;               // odd pitch: lanes filling the tile hit distinct banks
+    static constexpr int TILE = 32 * PITCH;
+
+    // Dynamic shared memory of a block of `threads` threads.
+    static constexpr size_t smem_bytes(int threads) { return size_t((threads + 31) / 32) * TILE * sizeof(T); }
+
+    T* tile;
+    int lane, lanes;  // this thread's lane, and the threads its warp has (a block need not be a multiple of 32)
+    __device__ explicit WarpStores(void* smem)
+        : tile(static_cast<T*>(smem) + (threadIdx.x / 32) * TILE),
+          lane(int(threadIdx.x & 31u)),
+          lanes(min(32, int(blockDim.x - (threadIdx.x & ~31u)))) {}
+
+    // The first sample of the calling warp in a grid-stride loop's first pass.
+    __device__ int warp_base() const { return int(blockIdx.x * blockDim.x + (threadIdx.x & ~31u)); }
+
+    // dst[s·S + e] = lane s's src[e] for the warp's first `samples` lanes (dst: the warp's first sample).
+    // Every thread of the warp calls it.
+    template <int S>
+    __device__ void store(T* dst, const T* src, int samples) const {
+        const int count = min(samples, lanes);
+        const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+#pragma unroll
+        for (int c0 = 0; c0 < S; c0 += CHUNK) {
+            const int w = min(CHUNK, S - c0);
+#pragma unroll
+            for (int i = 0; i < CHUNK; ++i)
+                if (c0 + i < S) tile[lane * PITCH + i] = src[c0 + i];
+            __syncwarp(mask);
+            for (int t = lane; t < count * w; t += 32) {
+                const int s = t / w, i = t - s * w;
+                dst[size_t(s) * S + c0 + i] = tile[s * PITCH + i];
+            }
+            __syncwarp(mask);
+        }
+    }
+};
+
+// Dynamic shared memory of a one-sample-per-thread kernel's block of `threads` threads.
+template <typename T>
+constexpr size_t thread_store_smem_bytes(int threads) {
+#if defined(GRID_DIRECT_THREAD_STORES)
+    (void)threads;
+    return 0;
+#else
+    return WarpStores<T>::smem_bytes(threads);
+#endif
+}
+#endif
+
+#if defined(__CUDACC__)
 // Grid size cap for batched launches; blocks stride over the remaining samples.
 constexpr int MAX_GRID_BLOCKS = 1 << 20;
 
