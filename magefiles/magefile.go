@@ -190,7 +190,8 @@ func GPUPrep(samples *int, robots, roll *string) error {
 		{"random_tree_120", "random_tree_120.urdf", false},
 	}
 	picked := map[string]bool{}
-	if robots != nil && *robots != "" {
+	filter := robots != nil && *robots != ""
+	if filter {
 		for _, name := range strings.Split(*robots, ",") {
 			picked[strings.TrimSpace(name)] = true
 		}
@@ -199,7 +200,7 @@ func GPUPrep(samples *int, robots, roll *string) error {
 		return err
 	}
 	for _, rb := range all {
-		if len(picked) > 0 && !picked[rb.name] {
+		if filter && !picked[rb.name] {
 			continue
 		}
 		delete(picked, rb.name)
