@@ -164,6 +164,11 @@ struct WarpStores {
     // Every thread of the warp calls it.
     template <int S>
     __device__ void store(T* dst, const T* src, int samples) const {
+        if (lanes == 1) {  // a block of one thread (batch 1): nothing to coalesce
+#pragma unroll
+            for (int e = 0; e < S; ++e) dst[e] = src[e];
+            return;
+        }
         const int count = min(samples, lanes);
         const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
 #pragma unroll
@@ -173,7 +178,7 @@ struct WarpStores {
             for (int i = 0; i < CHUNK; ++i)
                 if (c0 + i < S) tile[lane * PITCH + i] = src[c0 + i];
             __syncwarp(mask);
-            for (int t = lane; t < count * w; t += 32) {
+            for (int t = lane; t < count * w; t += lanes) {
                 const int s = t / w, i = t - s * w;
                 dst[size_t(s) * S + c0 + i] = tile[s * PITCH + i];
             }
