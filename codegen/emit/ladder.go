@@ -109,6 +109,10 @@ func emitThread(w *writer, e *entry) {
 
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
 
+// warpStores reports whether the entry's one-sample-per-thread kernel stages its outputs for coalesced
+// stores (WarpStores): every template entry but those whose NV³ outputs go straight to global memory.
+func (e *entry) warpStores() bool { return e.algorithm != "" && !e.globalOutputs }
+
 // smem is the per-block shared memory of _device and _kernel, in elements.
 func (e *entry) smem() int {
 	n := e.temp
@@ -267,16 +271,25 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.blank()
 	if e.algorithm != "" {
 		w.line("/// %s", e.doc)
-		w.line("/// Batched kernel, one sample per thread (%s_thread): a 1-D block of any size. Each warp stores its", e.name)
-		w.line("/// samples' outputs coalesced through thread_store_smem_bytes<T>(blockDim.x) bytes of dynamic shared")
-		w.line("/// memory (grid/launch.cuh, WarpStores).")
+		w.line("/// Batched kernel, one sample per thread (%s_thread): a 1-D block of any size.", e.name)
+		if e.warpStores() {
+			w.line("/// Each warp stores its samples' outputs coalesced through thread_store_smem_bytes<T>(blockDim.x) bytes")
+			w.line("/// of dynamic shared memory (grid/launch.cuh, WarpStores).")
+		}
 		w.line("template <typename T>")
 		w.block(fmt.Sprintf("__global__ void __launch_bounds__(%s_MAX_THREADS<T>()) %s_thread_kernel(%s, int num_samples)", up, e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+			direct := func() {
+				w.line("const int step = int(gridDim.x * blockDim.x);")
+				w.block("for (int k = int(blockIdx.x * blockDim.x + threadIdx.x); k < num_samples; k += step)", func() {
+					w.line("%s_thread<T>(%s);", e.name, strings.Join(append(offsets("d_", "k"), pcall...), ", "))
+				})
+			}
+			if !e.warpStores() {
+				direct()
+				return
+			}
 			w.line("#if defined(GRID_DIRECT_THREAD_STORES)")
-			w.line("const int step = int(gridDim.x * blockDim.x);")
-			w.block("for (int k = int(blockIdx.x * blockDim.x + threadIdx.x); k < num_samples; k += step)", func() {
-				w.line("%s_thread<T>(%s);", e.name, strings.Join(append(offsets("d_", "k"), pcall...), ", "))
-			})
+			direct()
 			w.line("#else")
 			w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
 			w.line("const WarpStores<T> stores(grid_smem);")
@@ -317,7 +330,11 @@ func emitLadder(w *writer, e *entry, opt Options) {
 					e.phasedThreadLaunch(w)
 					return
 				}
-				w.line("const size_t thread_smem = thread_store_smem_bytes<T>(shape.samples_per_block);")
+				if e.warpStores() {
+					w.line("const size_t thread_smem = thread_store_smem_bytes<T>(shape.samples_per_block);")
+				} else {
+					w.line("const size_t thread_smem = 0;")
+				}
 				w.line("const cudaError_t err = set_smem_limit<%s_thread_kernel<T>>(thread_smem);", e.name)
 				w.line("if (err != cudaSuccess) return err;")
 				w.line("%s_thread_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), unsigned(shape.samples_per_block), thread_smem, stream>>>(%s, num_samples);",

@@ -38,41 +38,50 @@ func chainRobot(t *testing.T, n int) *model.Robot {
 	return r
 }
 
-// TestIndexWidths generates a chain whose NV³ second-order outputs exceed 32 bits and scans the header:
-// every int constant fits in an int, and every integer literal beyond it is a size_t factor.
+// TestIndexWidths generates a chain whose NV³ second-order outputs exceed 32 bits, unrolled (which has them)
+// and rolled, and scans each header: every int constant fits in an int, and every integer literal beyond
+// it is a size_t factor.
 func TestIndexWidths(t *testing.T) {
 	nv := 1300 // 1300³ > 2³¹
-	out, err := Generate(chainRobot(t, nv), Options{Untuned: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	intConst := regexp.MustCompile(`constexpr int (\w+) = (\d+);`)
-	for _, m := range intConst.FindAllStringSubmatch(out.Header, -1) {
-		if v, _ := strconv.ParseInt(m[2], 10, 64); v > math.MaxInt32 {
-			t.Errorf("constexpr int %s = %s overflows an int", m[1], m[2])
-		}
-	}
-	number := regexp.MustCompile(`[\d.]+`) // integer and decimal literals (and digits of identifiers: skipped)
-	large := 0
-	for _, line := range strings.Split(out.Header, "\n") {
-		for _, loc := range number.FindAllStringIndex(line, -1) {
-			tok := line[loc[0]:loc[1]]
-			if strings.Contains(tok, ".") || (loc[0] > 0 && isIdent(line[loc[0]-1])) {
-				continue
+	for _, c := range []struct {
+		name        string
+		roll        Roll
+		wantLiteral bool // the header has NV³-sized literals to check
+	}{{"unrolled", RollNever, true}, {"rolled", RollAlways, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := Generate(chainRobot(t, nv), Options{Untuned: true, Roll: c.roll})
+			if err != nil {
+				t.Fatal(err)
 			}
-			v, err := strconv.ParseInt(tok, 10, 64)
-			if err != nil || v <= math.MaxInt32 {
-				continue
+			intConst := regexp.MustCompile(`constexpr int (\w+) = (\d+);`)
+			for _, m := range intConst.FindAllStringSubmatch(out.Header, -1) {
+				if v, _ := strconv.ParseInt(m[2], 10, 64); v > math.MaxInt32 {
+					t.Errorf("constexpr int %s = %s overflows an int", m[1], m[2])
+				}
 			}
-			large++
-			before := strings.TrimSpace(line[:loc[0]])
-			if !strings.Contains(line, "size_t(") || !strings.HasSuffix(before, "*") {
-				t.Errorf("literal %s beyond an int outside a size_t product: %s", tok, strings.TrimSpace(line))
+			number := regexp.MustCompile(`[\d.]+`) // integer and decimal literals (and digits of identifiers: skipped)
+			large := 0
+			for _, line := range strings.Split(out.Header, "\n") {
+				for _, loc := range number.FindAllStringIndex(line, -1) {
+					tok := line[loc[0]:loc[1]]
+					if strings.Contains(tok, ".") || (loc[0] > 0 && isIdent(line[loc[0]-1])) {
+						continue
+					}
+					v, err := strconv.ParseInt(tok, 10, 64)
+					if err != nil || v <= math.MaxInt32 {
+						continue
+					}
+					large++
+					before := strings.TrimSpace(line[:loc[0]])
+					if !strings.Contains(line, "size_t(") || !strings.HasSuffix(before, "*") {
+						t.Errorf("literal %s beyond an int outside a size_t product: %s", tok, strings.TrimSpace(line))
+					}
+				}
 			}
-		}
-	}
-	if large == 0 {
-		t.Errorf("no literal of NV³ = %d in the header: the scan found nothing to check", int64(nv)*int64(nv)*int64(nv))
+			if c.wantLiteral && large == 0 {
+				t.Errorf("no literal of NV³ = %d in the header: the scan found nothing to check", int64(nv)*int64(nv)*int64(nv))
+			}
+		})
 	}
 }
 
