@@ -3,93 +3,58 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/grid-rbd/grid-rbd/codegen/build"
 )
 
 const (
-	ffiDir         = "xla_ffi"
-	cpuLibrary     = "libgrid_rbd_cpu.so"
-	cudaLibrary    = "libgrid_rbd_cuda.so"
 	ffiIncludeEnv  = "GRID_FFI_INCLUDE"
 	ffiHeaderProbe = "xla/ffi/api/ffi.h"
 )
 
-// cudaGencode lists the GPU targets of the CUDA library: machine code for Ampere (sm_80) and Hopper (sm_90),
-// and compute_90 PTX that newer GPUs compile at load time.
-var cudaGencode = []string{
-	"-gencode", "arch=compute_80,code=sm_80",
-	"-gencode", "arch=compute_90,code=sm_90",
-	"-gencode", "arch=compute_90,code=compute_90",
-}
-
 // Build generates a robot's header and metadata (like Gen), writes its kinematic tree to model.json (like
 // `model -json`) and compiles its XLA FFI handler libraries into the same folder: libgrid_rbd_cpu.so
 // (handlers grid_<algo>_cpu) and, with -cuda, libgrid_rbd_cuda.so (handlers grid_<algo>_cuda; sm_80, sm_90
-// and PTX, or only $GRID_CUDA_ARCH such as sm_90). Flags: -floating adds a free-flyer base; -out=DIR
-// overrides build/<urdf stem>; -cuda also builds the CUDA library; -roll=auto|always|never as for Gen. The
-// XLA FFI headers come from
-// $GRID_FFI_INCLUDE, the oldest supported jaxlib's (.venv/ffi-include) or the jax in .venv
-// (`go tool mage venv`); nvcc from $NVCC, PATH or .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX
-// or c++.
+// and PTX, or only $GRID_CUDA_ARCH such as sm_90), all through codegen/build, from one parse of the URDF.
+// Flags: -floating adds a free-flyer base; -out=DIR overrides build/<urdf stem>; -cuda also builds the CUDA
+// library; -roll=auto|always|never as for Gen. The XLA FFI headers come from $GRID_FFI_INCLUDE, the oldest
+// supported jaxlib's (.venv/ffi-include) or the jax in .venv (`go tool mage venv`); nvcc from $NVCC, PATH or
+// .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX or c++; $GRID_BUILD_JOBS caps the parallel CUDA
+// compiles.
 func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll *string) error {
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
-	include, err := ffiInclude()
+	tc, err := toolchain(cuda != nil && *cuda)
 	if err != nil {
 		return err
 	}
-	withCUDA := cuda != nil && *cuda
-	nvcc := ""
-	if withCUDA {
-		if nvcc, err = findNVCC(); err != nil {
-			return err
-		}
-	}
-	if err := Gen(urdfPath, floating, out, nil, roll); err != nil {
-		return err
-	}
-	dir := filepath.Join("build", strings.TrimSuffix(filepath.Base(urdfPath), filepath.Ext(urdfPath)))
-	if out != nil {
-		dir = *out
-	}
-	robot, err := robotName(filepath.Join(dir, "metadata.json"))
+	r, dir, err := generate(urdfPath, floating, out, nil, roll)
 	if err != nil {
-		return err
-	}
-	// The kinematic tree as JSON beside the metadata, for tools that model the robot themselves (the
-	// pure-JAX benchmark peer and its oracle test).
-	r, err := loadRobot(urdfPath, floating, nil)
-	if err != nil {
-		return err
-	}
-	if err := writeModelJSON(r, filepath.Join(dir, "model.json")); err != nil {
 		return err
 	}
 	fmt.Printf("XLA FFI headers: %s (FFI API %s; jaxlib releases with an older API refuse the libraries: "+
-		"set %s to the oldest targeted jaxlib's include dir)\n", include, ffiAPIVersion(include), ffiIncludeEnv)
-	define := fmt.Sprintf("-DGRID_FFI_ROBOT=%q", robot)
-	// XLA's headers are third-party: -isystem keeps their -Wextra warnings out of the build's.
-	includes := []string{"-I", "kernels", "-I", dir, "-isystem", include}
-
-	cxx := os.Getenv("CXX")
-	if cxx == "" {
-		cxx = "c++"
-	}
-	cpuArgs := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
-		"-fvisibility-inlines-hidden", "-Wall", "-Wextra", define}, includes...)
-	cpuArgs = append(cpuArgs, filepath.Join(ffiDir, "ffi_cpu.cc"))
+		"set %s to the oldest targeted jaxlib's include dir)\n", tc.FFIInclude, ffiAPIVersion(tc.FFIInclude), ffiIncludeEnv)
 	// The CPU library compiles while the CUDA one does: each takes minutes for a large robot.
 	cpuDone := make(chan error, 1)
-	go func() { cpuDone <- compileLibrary(cxx, cpuArgs, filepath.Join(dir, cpuLibrary)) }()
-	cudaErr := buildCUDALibrary(withCUDA, nvcc, define, includes, dir)
+	go func() { cpuDone <- tc.CompileCPU(dir, r.Name) }()
+	var cudaErr error
+	if tc.NVCC != "" {
+		cudaErr = tc.CompileCUDA(dir, r.Name)
+	} else if stale := filepath.Join(dir, build.CUDALibrary); fileExists(stale) {
+		// An earlier -cuda build's library may no longer match the header just generated.
+		if cudaErr = os.Remove(stale); cudaErr == nil {
+			fmt.Printf("removed %s from an earlier build (no -cuda this time)\n", stale)
+		}
+	}
 	if err := <-cpuDone; err != nil {
 		return err
 	}
@@ -100,77 +65,22 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll *strin
 	return nil
 }
 
-// buildCUDALibrary compiles the CUDA handler library into dir when withCUDA, and otherwise removes a stale one.
-func buildCUDALibrary(withCUDA bool, nvcc, define string, includes []string, dir string) error {
-	if withCUDA {
-		cudaArgs := cudaCompileArgs(define, includes)
-		var link []string
-		// The nvidia-cuda-nvcc wheel keeps the static runtime in ../lib, where nvcc does not look by itself.
-		if lib := filepath.Join(filepath.Dir(nvcc), "..", "lib"); fileExists(filepath.Join(lib, "libcudart_static.a")) {
-			link = append(link, "-L", lib)
-		}
-		if err := compileCUDALibrary(nvcc, cudaArgs, link, dir, filepath.Join(dir, cudaLibrary)); err != nil {
-			return err
-		}
-	} else if stale := filepath.Join(dir, cudaLibrary); fileExists(stale) {
-		// An earlier -cuda build's library may no longer match the header just generated.
-		if err := os.Remove(stale); err != nil {
-			return err
-		}
-		fmt.Printf("removed %s from an earlier build (no -cuda this time)\n", stale)
-	}
-	return nil
-}
-
-// cudaCompileArgs are nvcc's options for the CUDA library of a robot (all but the sources and the output):
-// sm_80, sm_90 and PTX, or only $GRID_CUDA_ARCH.
-func cudaCompileArgs(define string, includes []string) []string {
-	args := []string{"-O2", "-std=c++17", "-shared", "-Xcompiler",
-		"-fPIC,-fvisibility=hidden,-fvisibility-inlines-hidden,-Wall,-Wextra", "--threads", "0"}
-	if arch := os.Getenv("GRID_CUDA_ARCH"); arch != "" {
-		// One architecture only (e.g. sm_90): quicker builds for a known GPU.
-		args = append(args, "-arch="+arch)
-	} else {
-		args = append(args, cudaGencode...)
-	}
-	args = append(args, "-cudart", "static", define)
-	return append(args, includes...)
-}
-
-// compileLibrary runs one compiler command that writes lib. It writes to a temporary name first and renames
-// on success, so a failed build leaves no truncated library and a process that has the old one loaded keeps
-// a valid file.
-func compileLibrary(compiler string, args []string, lib string) error {
-	tmp := lib + ".tmp"
-	args = append(args, "-o", tmp)
-	fmt.Printf("== %s\n%s %s\n", filepath.Base(lib), compiler, strings.Join(args, " "))
-	start := time.Now()
-	cmd := exec.Command(compiler, args...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("compiling %s with %s: %w", lib, compiler, err)
-	}
-	if err := os.Rename(tmp, lib); err != nil {
-		return err
-	}
-	fmt.Printf("%s in %v\n", lib, time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
-// robotName reads the robot's name from its metadata, for the libraries' error messages.
-func robotName(metadataPath string) (string, error) {
-	data, err := os.ReadFile(metadataPath)
+// toolchain finds the compilers and the XLA FFI headers of a library build (nvcc only withCUDA).
+func toolchain(withCUDA bool) (build.Toolchain, error) {
+	include, err := ffiInclude()
 	if err != nil {
-		return "", err
+		return build.Toolchain{}, err
 	}
-	var meta struct {
-		Robot string `json:"robot"`
+	tc := build.Toolchain{CXX: os.Getenv("CXX"), FFIInclude: include, Arch: os.Getenv("GRID_CUDA_ARCH")}
+	if n, err := strconv.Atoi(os.Getenv("GRID_BUILD_JOBS")); err == nil && n > 0 {
+		tc.Jobs = n
 	}
-	if err := json.Unmarshal(data, &meta); err != nil {
-		return "", fmt.Errorf("%s: %v", metadataPath, err)
+	if withCUDA {
+		if tc.NVCC, err = findNVCC(); err != nil {
+			return build.Toolchain{}, err
+		}
 	}
-	return meta.Robot, nil
+	return tc, nil
 }
 
 // ffiInclude finds the folder holding xla/ffi/api/ffi.h: $GRID_FFI_INCLUDE, else the headers of the oldest

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grid-rbd/grid-rbd/codegen/build"
+	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
 )
@@ -43,7 +45,7 @@ func GPUPytestPrep() error {
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return fmt.Errorf("%s: %w", pytestRobots, err)
 	}
-	os.Setenv("GRID_CUDA_ARCH", arch) // cudaCompileArgs reads it
+	tc := build.Toolchain{Arch: arch}
 	root := filepath.Join("build", "gpu-pytest")
 	if err := os.RemoveAll(root); err != nil {
 		return err
@@ -66,12 +68,16 @@ func GPUPytestPrep() error {
 		if err := Build(path, &floating, &out, &noCUDA, nil); err != nil {
 			return fmt.Errorf("%s: %w", rb.Name, err)
 		}
-		robot, err := robotName(filepath.Join(out, "metadata.json"))
+		meta, err := os.ReadFile(filepath.Join(out, build.MetadataFile))
 		if err != nil {
 			return err
 		}
-		args := append(cudaCompileArgs(fmt.Sprintf("-DGRID_FFI_ROBOT=%q", robot), []string{"-I", "kernels", "-I", out, "-isystem", "$inc"}),
-			filepath.Join(ffiDir, "ffi_cuda.cu"))
+		m, err := emit.ParseMetadata(meta)
+		if err != nil {
+			return err
+		}
+		args := append(tc.CUDAArgs(m.Robot, []string{"-I", "kernels", "-I", out, "-isystem", "$inc"}),
+			filepath.Join("xla_ffi", "ffi_cuda.cu"))
 		for i, a := range args {
 			if a != "$inc" {
 				args[i] = "'" + a + "'"
@@ -79,7 +85,7 @@ func GPUPytestPrep() error {
 				args[i] = `"$inc"`
 			}
 		}
-		lib := filepath.Join(out, cudaLibrary)
+		lib := filepath.Join(out, build.CUDALibrary)
 		script = append(script, fmt.Sprintf(`( "$nvcc" %s -o %s > %s.log 2>&1 && echo "built %s" || { echo "FAILED %s (see %s.log)"; exit 1; } ) & pids+=($!)`,
 			strings.Join(args, " "), lib, lib, lib, lib, lib))
 	}

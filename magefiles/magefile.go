@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grid-rbd/grid-rbd/codegen/build"
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/grid-rbd/grid-rbd/codegen/equiv"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
@@ -103,16 +104,23 @@ func RefDemo(urdfPath *string, floating *bool, seconds *float64) error {
 	return rollout(r, duration)
 }
 
-// Gen generates a robot's CUDA C++ header, metadata and XLA FFI bindings into build/<name>/ (grid.cuh,
-// metadata.json, grid_ffi.h), where name is the URDF file's stem. Flags: -floating adds a free-flyer base;
+// Gen generates a robot's CUDA C++ header, metadata, XLA FFI bindings and kinematic tree into build/<name>/
+// (grid.cuh, metadata.json, grid_ffi.h, model.json), where name is the URDF file's stem. Flags: -floating adds a free-flyer base;
 // -out=DIR overrides the folder; -block=N sets the launch helpers' default block size (default 128);
 // -roll=auto|always|never chooses the unrolled or the rolled robot description (default auto: rolled above
 // emit.RollBodies bodies; docs/architecture.md).
 func Gen(urdfPath string, floating *bool, out *string, block *int, roll *string) error {
+	_, _, err := generate(urdfPath, floating, out, block, roll)
+	return err
+}
+
+// generate parses a robot once and writes its build folder's generated files (codegen/build): Gen, and the
+// first half of Build.
+func generate(urdfPath string, floating *bool, out *string, block *int, roll *string) (*model.Robot, string, error) {
 	start := time.Now()
 	r, err := loadRobot(urdfPath, floating, nil)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	opt := emit.Options{}
 	if block != nil {
@@ -120,32 +128,20 @@ func Gen(urdfPath string, floating *bool, out *string, block *int, roll *string)
 	}
 	if roll != nil {
 		if opt.Roll, err = emit.ParseRoll(*roll); err != nil {
-			return err
+			return nil, "", err
 		}
-	}
-	gen, err := emit.Generate(r, opt)
-	if err != nil {
-		return err
 	}
 	dir := filepath.Join("build", strings.TrimSuffix(filepath.Base(urdfPath), filepath.Ext(urdfPath)))
 	if out != nil {
 		dir = *out
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	gen, err := build.Generate(r, dir, opt)
+	if err != nil {
+		return nil, "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "grid.cuh"), []byte(gen.Header), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "metadata.json"), gen.Metadata, 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, emit.FFIFile), []byte(gen.FFI), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("%s: nq %d, nv %d -> %s/grid.cuh (%d lines), metadata.json and grid_ffi.h in %v\n", r.Name, r.NQ, r.NV, dir,
-		strings.Count(gen.Header, "\n"), time.Since(start).Round(time.Microsecond))
-	return nil
+	fmt.Printf("%s: nq %d, nv %d -> %s/grid.cuh (%d lines), metadata.json, grid_ffi.h and model.json in %v\n", r.Name, r.NQ,
+		r.NV, dir, strings.Count(gen.Header, "\n"), time.Since(start).Round(time.Microsecond))
+	return r, dir, nil
 }
 
 // RandomRobot writes the URDF of a random robot (internal/randomrobot) to out: shape tree or chain, links
