@@ -13,15 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// benchRobots are the benchmark's robots: build/bench/<name> from <name>.urdf, free-flyer where floating.
-var benchRobots = []struct {
-	name     string
-	floating bool
-}{
-	{"iiwa", false}, {"hyq", false}, {"atlas", false}, {"panda", false}, {"go2", true}, {"g1_29dof", true},
-}
+	"github.com/grid-rbd/grid-rbd/internal/roster"
+)
 
 // Bench builds the benchmark robots (iiwa, hyq, atlas, panda, and go2 and g1_29dof with a free-flyer base) into
 // build/bench/<robot>, with CUDA libraries when nvcc is found and nvidia-smi sees a GPU (for $GRID_CUDA_ARCH,
@@ -122,7 +116,7 @@ type benchRobot struct {
 	floating   bool
 }
 
-// selectBenchRobots resolves the robots to run (all, or the -robots list) to their URDFs.
+// selectBenchRobots resolves the robots to run (the roster's bench suite, or the -robots list) to their URDFs.
 func selectBenchRobots(robots *string) ([]benchRobot, error) {
 	want := map[string]bool{}
 	filter := robots != nil && *robots != ""
@@ -131,39 +125,35 @@ func selectBenchRobots(robots *string) ([]benchRobot, error) {
 			want[strings.TrimSpace(r)] = true
 		}
 	}
-	dir, err := benchURDFDir()
+	suite, err := roster.Suite(roster.Bench)
 	if err != nil {
 		return nil, err
 	}
-	var out []benchRobot
-	for _, r := range benchRobots {
-		if filter && !want[r.name] {
+	var out, names []benchRobot
+	for _, r := range suite {
+		names = append(names, benchRobot{name: r.Name})
+		if filter && !want[r.Name] {
 			continue
 		}
-		delete(want, r.name)
-		out = append(out, benchRobot{r.name, filepath.Join(dir, r.name+".urdf"), r.floating})
+		delete(want, r.Name)
+		path, err := r.Path()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, benchRobot{r.Name, path, r.Floating})
 	}
 	if len(want) > 0 {
-		var unknown []string
+		var unknown, known []string
 		for r := range want {
 			unknown = append(unknown, r)
 		}
-		return nil, fmt.Errorf("-robots: unknown %s (the benchmark robots are iiwa, hyq, atlas, panda, go2, g1_29dof)",
-			strings.Join(unknown, ", "))
+		for _, r := range names {
+			known = append(known, r.name)
+		}
+		return nil, fmt.Errorf("-robots: unknown %s (the benchmark robots are %s)", strings.Join(unknown, ", "),
+			strings.Join(known, ", "))
 	}
 	return out, nil
-}
-
-// benchURDFDir is the folder of the robot descriptions: $GRID_ROBOTS_DIR, ../shared/robots or shared/robots.
-func benchURDFDir() (string, error) {
-	candidates := []string{os.Getenv("GRID_ROBOTS_DIR"), filepath.Join("..", "shared", "robots"), filepath.Join("shared", "robots")}
-	for _, c := range candidates {
-		if c != "" && fileExists(filepath.Join(c, "iiwa.urdf")) {
-			return c, nil
-		}
-	}
-	return "", errors.New("no robot descriptions: set GRID_ROBOTS_DIR to the folder holding iiwa.urdf etc., or " +
-		"provide ../shared/robots")
 }
 
 // buildBenchRobots builds the robots into build/bench/<name>, several at once, with CUDA when nvcc is found.

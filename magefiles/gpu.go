@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,15 +10,13 @@ import (
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
+	"github.com/grid-rbd/grid-rbd/internal/roster"
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
 )
 
-// pytestRobots is the robot list the pytest suite shares with tests/suite_test.go.
-const pytestRobots = "tests/python/robots.json"
-
 // GPUPytestPrep prepares the pytest suite for a GPU machine without Go or Pinocchio: it builds every robot
-// of tests/python/robots.json (header, metadata and CPU library) into build/gpu-pytest/<name>, writes the
+// of the roster's pytest suite (testdata/robots/roster.json; header, metadata and CPU library) into build/gpu-pytest/<name>, writes the
 // Pinocchio references into build/gpu-pytest/ref and writes build/gpu-pytest/build_cuda.sh, which compiles
 // every robot's CUDA library there (in parallel, for $GRID_CUDA_ARCH, default sm_90, against that
 // machine's jax FFI headers). There: bash build/gpu-pytest/build_cuda.sh, then
@@ -31,19 +28,9 @@ func GPUPytestPrep() error {
 	if arch == "" {
 		arch = "sm_90"
 	}
-	data, err := os.ReadFile(pytestRobots)
+	robots, err := roster.Suite(roster.Pytest)
 	if err != nil {
 		return err
-	}
-	var cfg struct {
-		Robots []struct {
-			Name     string `json:"name"`
-			URDF     string `json:"urdf"`
-			Floating bool   `json:"floating"`
-		} `json:"robots"`
-	}
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return fmt.Errorf("%s: %w", pytestRobots, err)
 	}
 	tc := build.Toolchain{Arch: arch}
 	root := filepath.Join("build", "gpu-pytest")
@@ -58,8 +45,8 @@ func GPUPytestPrep() error {
 		`nvcc=${NVCC:-nvcc}`,
 		"status=0", "pids=()"}
 	noCUDA := false
-	for _, rb := range cfg.Robots {
-		path, err := resolveRobotPath(rb.URDF)
+	for _, rb := range robots {
+		path, err := rb.Path()
 		if err != nil {
 			return err
 		}
@@ -94,23 +81,4 @@ func GPUPytestPrep() error {
 		return err
 	}
 	return sh.RunV(venvPython(), "tests/python/make_reference.py", filepath.Join(root, "ref"))
-}
-
-// resolveRobotPath turns a robots.json location (shared:FILE, erd:PATH, repo:PATH) into a file path.
-func resolveRobotPath(spec string) (string, error) {
-	kind, rel, _ := strings.Cut(spec, ":")
-	switch kind {
-	case "shared":
-		return filepath.Join("..", "shared", "robots", rel), nil
-	case "repo":
-		return rel, nil
-	case "erd":
-		matches, _ := filepath.Glob(filepath.Join(venvDir, "lib", "python3*", "site-packages", "cmeel.prefix",
-			"share", "example-robot-data", "robots", rel))
-		if len(matches) == 0 {
-			return "", fmt.Errorf("example-robot-data's %s is missing: run `go tool mage venv`", rel)
-		}
-		return matches[0], nil
-	}
-	return "", fmt.Errorf("unknown robot location %q", spec)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/grid-rbd/grid-rbd/codegen/ref"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
 	"github.com/grid-rbd/grid-rbd/internal/randomrobot"
+	"github.com/grid-rbd/grid-rbd/internal/roster"
 	"github.com/grid-rbd/grid-rbd/internal/testreport"
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
@@ -158,11 +159,11 @@ func RandomRobot(shape string, links int, seed int, out string) error {
 	return os.WriteFile(out, []byte(randomrobot.URDF(s, links, uint64(seed))), 0o644)
 }
 
-// GPUPrep writes, for every shared robot and the project's own test robots, a CUDA equivalence check into
+// GPUPrep writes, for every robot of the roster's gpu suite (testdata/robots/roster.json), a CUDA equivalence check into
 // build/gpucheck/<robot>/ (header, driver.cu, inputs and float64 reference outputs). tests/gpu/equivalence.sh
 // builds and runs them on a machine with a GPU (no Go needed there). Flags: -samples=N (default 4; robots
 // with more than largeRobotNV velocity coordinates get one, as their second derivatives are NV³ in size);
-// -robots=a,b picks some; -roll=auto|always|never as for Gen (random_tree_120 is rolled by size).
+// -robots=a,b picks some (roster names); -roll=auto|always|never as for Gen (random_tree_120 is rolled by size).
 func GPUPrep(samples *int, robots, roll *string) error {
 	n := 4
 	if samples != nil {
@@ -175,15 +176,9 @@ func GPUPrep(samples *int, robots, roll *string) error {
 			return err
 		}
 	}
-	all := []struct {
-		name, path string
-		floating   bool
-	}{
-		{"iiwa", "iiwa.urdf", false}, {"hyq", "hyq.urdf", false}, {"atlas", "atlas.urdf", false},
-		{"panda", "panda.urdf", false}, {"fetch", "fetch.urdf", false}, {"panda_ext_24dof", "panda_ext_24dof.urdf", false},
-		{"go2_floating", "go2.urdf", true}, {"g1_29dof_floating", "g1_29dof.urdf", true},
-		{"h1_2_floating", "h1_2.urdf", true}, {"branchy", "branchy.urdf", false},
-		{"random_tree_120", "random_tree_120.urdf", false},
+	all, err := roster.Suite(roster.GPU)
+	if err != nil {
+		return err
 	}
 	picked := map[string]bool{}
 	filter := robots != nil && *robots != ""
@@ -196,28 +191,29 @@ func GPUPrep(samples *int, robots, roll *string) error {
 		return err
 	}
 	for _, rb := range all {
-		if filter && !picked[rb.name] {
+		if filter && !picked[rb.Name] {
 			continue
 		}
-		delete(picked, rb.name)
-		path := filepath.Join("..", "shared", "robots", rb.path)
-		if !fileExists(path) {
-			path = filepath.Join("testdata", "robots", rb.path)
-		}
-		r, err := loadRobot(path, &rb.floating, nil)
+		delete(picked, rb.Name)
+		path, err := rb.Path()
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join("build", "gpucheck", rb.name)
+		floating := rb.Floating
+		r, err := loadRobot(path, &floating, nil)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join("build", "gpucheck", rb.Name)
 		samples := n
 		if r.NV > largeRobotNV {
 			// NV³-sized second derivatives: keep the expected outputs small enough to carry
 			samples = min(n, 1)
 		}
 		if err := equiv.Prepare(r, dir, samples, 1, opt); err != nil {
-			return fmt.Errorf("%s: %w", rb.name, err)
+			return fmt.Errorf("%s: %w", rb.Name, err)
 		}
-		fmt.Printf("prepared %s (nv %d) in %s\n", rb.name, r.NV, dir)
+		fmt.Printf("prepared %s (nv %d) in %s\n", rb.Name, r.NV, dir)
 	}
 	for name := range picked {
 		return fmt.Errorf("gpuprep: no robot %q", name)

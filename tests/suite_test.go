@@ -1,6 +1,6 @@
 // Package tests drives the Python test suite of grid_rbd from `go test`.
 //
-// TestPython builds every robot of tests/python/robots.json with `go tool mage build` into
+// TestPython builds every robot of the roster's pytest suite (testdata/robots/roster.json) with `go tool mage build` into
 // build/pytest/<name>, runs `pytest tests/python` in the project's .venv against those builds and reports
 // each pytest case as a Go subtest (TestPython/<module>/<case>), so that `go test ./tests/ -run TestPython -v`
 // shows which robot, method and dtype failed and why.
@@ -9,7 +9,6 @@ package tests
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grid-rbd/grid-rbd/internal/roster"
 	"github.com/grid-rbd/grid-rbd/internal/testreport"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 )
@@ -68,52 +68,6 @@ func (w *progressWriter) String() string {
 	return w.buf.String()
 }
 
-// robotEntry is one robot of tests/python/robots.json, the list the pytest suite tests.
-type robotEntry struct {
-	Name     string `json:"name"`
-	URDF     string `json:"urdf"` // shared:<file> | erd:<path in example-robot-data> | repo:<path>
-	Floating bool   `json:"floating"`
-	Long     bool   `json:"long"` // testrobots.LongNV or more coordinates: tested only with GRID_LONG_TESTS=1
-}
-
-func loadRobots(t *testing.T, root string) []robotEntry {
-	t.Helper()
-	path := filepath.Join(root, "tests", "python", "robots.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading the robot set: %v", err)
-	}
-	var doc struct {
-		Robots []robotEntry `json:"robots"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(doc.Robots) == 0 {
-		t.Fatalf("%s lists no robots", path)
-	}
-	return doc.Robots
-}
-
-// urdfPath resolves a robots.json reference the way tests/pinocchio/conventions.py does.
-func urdfPath(t *testing.T, root, ref string) string {
-	t.Helper()
-	kind, rel, ok := strings.Cut(ref, ":")
-	if !ok {
-		t.Fatalf("robots.json: bad urdf reference %q (want shared:, erd: or repo: before the path)", ref)
-	}
-	switch kind {
-	case "shared":
-		return testrobots.Shared(t, rel)
-	case "erd":
-		return testrobots.ExampleRobotData(t, rel)
-	case "repo":
-		return filepath.Join(root, rel)
-	}
-	t.Fatalf("robots.json: bad urdf reference %q (want shared:, erd: or repo: before the path)", ref)
-	return ""
-}
-
 func runIn(dir, name string, args ...string) ([]byte, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -146,7 +100,7 @@ func tail(s string, n int) string {
 // failed build leaves no stale one behind (its pytest cases then error with RobotNotBuiltError). A failed
 // build is run once more, logging the first attempt's output, so that a transient fault of the machine (a
 // killed compiler, say) is told apart from a build that fails every time.
-func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) []buildFailure {
+func buildRobots(t *testing.T, root, buildRoot string, robots []roster.Robot) []buildFailure {
 	// One compiled mage binary for every build: `go tool mage` would compile the magefiles on first use, and
 	// parallel first uses race on mage's temporary source file.
 	mage := filepath.Join(t.TempDir(), "mage")
@@ -158,7 +112,10 @@ func buildRobots(t *testing.T, root, buildRoot string, robots []robotEntry) []bu
 	var failures []buildFailure
 	t.Run("build", func(t *testing.T) {
 		for _, r := range robots {
-			urdf := urdfPath(t, root, r.URDF)
+			urdf, err := r.Path()
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Run(r.Name, func(t *testing.T) {
 				t.Parallel()
 				sem <- struct{}{}
@@ -307,8 +264,12 @@ func TestPython(t *testing.T) {
 		t.Fatalf("the Python test environment is missing (%s: %v): run `go tool mage venv` in %s to create "+
 			".venv with jax, numpy, pytest, pin and example-robot-data from tests/requirements.txt", python, err, root)
 	}
-	var robots []robotEntry
-	for _, r := range loadRobots(t, root) {
+	pytestRobots, err := roster.Suite(roster.Pytest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var robots []roster.Robot
+	for _, r := range pytestRobots {
 		if r.Long && !testrobots.LongTestsEnabled() {
 			// a skipped subtest, so that the summary names what was left out and how to include it
 			t.Run(r.Name, func(t *testing.T) { testrobots.SkipLong(t, r.Name) })

@@ -322,7 +322,7 @@ func TestRolledHostBuildMatchesReference(t *testing.T) {
 	if _, err := exec.LookPath("c++"); err != nil {
 		t.Fatal("a C++17 compiler (c++) is needed for the host build tests")
 	}
-	for _, tr := range append(testrobots.WithExampleRobots(t), testrobots.Large()...) {
+	for _, tr := range append(testrobots.WithExampleRobots(t), testrobots.Large(t)...) {
 		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
 			r, err := model.Load(tr.Path, urdf.Options{}, model.Options{FreeFlyer: tr.FreeFlyer})

@@ -16,7 +16,7 @@ mkdir -p "$out"
 arch=${CUDA_ARCH:-sm_90}
 nvcc=${NVCC:-nvcc}
 sanitizer=${SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
-sanitized_robots=${SANITIZED_ROBOTS:-"iiwa go2_floating"}
+sanitized_robots=${SANITIZED_ROBOTS:-"iiwa go2"}
 # Launch shapes under the sanitizers (threads per sample x samples per block): the baked one, a ragged
 # block, a sample per thread and sub-warp groups sharing a block (all shapes run without them).
 sanitized_shapes=${SANITIZED_SHAPES:-"baked,33x1,1x32,4x8"}

@@ -1,6 +1,6 @@
 """Shared fixtures of the grid_rbd pytest suite.
 
-The robots (tests/python/robots.json) must be built beforehand; tests/suite_test.go does that
+The robots (the roster's pytest suite, testdata/robots/roster.json) must be built beforehand; tests/suite_test.go does that
 (``go test ./tests/ -run TestPython``) into build/pytest/<name> and runs this suite with GRID_RBD_PATH
 pointing there. Run by hand, GRID_RBD_PATH defaults to <repo>/build/pytest and <repo>/python is put on
 sys.path. A robot that is not built makes its tests ERROR.

@@ -5,7 +5,7 @@ Usage (from the repository root, in .venv)::
 
     python tests/python/make_reference.py OUT_DIR [ROBOT ...]
 
-writes ``OUT_DIR/<robot>.npz`` for every robot of tests/python/robots.json (or the named ones): the random
+writes ``OUT_DIR/<robot>.npz`` for every robot of the roster's pytest suite (testdata/robots/roster.json) (or the named ones): the random
 inputs and Pinocchio's outputs for every method, in our conventions (see tests/python/refdata.py). Then,
 on the other machine::
 

@@ -34,7 +34,7 @@ if str(REPO_ROOT / "tests" / "pinocchio") not in sys.path:
 
 import conventions  # noqa: E402  (imports no Pinocchio by itself)
 
-ROBOTS_FILE = HERE / "robots.json"
+ROBOTS_FILE = HERE.parents[1] / "testdata" / "robots" / "roster.json"
 REFERENCE_ENV = "GRID_RBD_REFERENCE_DIR"
 FORMAT_VERSION = 3  # bump when the stored fields change
 
@@ -63,21 +63,27 @@ CUSTOM_KEYS = tuple(f"custom_gravity_{k}" for k in CUSTOM)
 LONG_ENV = "GRID_LONG_TESTS"
 
 
-def robot_set() -> list[conventions.Robot]:
-    """The suite's robots, from robots.json (which tests/suite_test.go builds): those marked long only when
-    GRID_LONG_TESTS=1, as tests/suite_test.go builds them; the large random trees are test_large_trees.py's
-    (large_robot_set)."""
+def _pytest_robots() -> list[dict]:
+    """The roster's robots of the pytest suite (testdata/robots/roster.json, which tests/suite_test.go builds)."""
     doc = json.loads(ROBOTS_FILE.read_text())
+    return [r for r in doc["robots"] if "pytest" in r.get("suites", [])]
+
+
+def _robot(r: dict) -> conventions.Robot:
+    return conventions.Robot(r["name"], r["urdf"], bool(r.get("floating", False)), int(r["seed"]))
+
+
+def robot_set() -> list[conventions.Robot]:
+    """The suite's robots: those marked long only when GRID_LONG_TESTS=1, as tests/suite_test.go builds
+    them; the large ones are test_large_trees.py's (large_robot_set)."""
     long_too = os.environ.get(LONG_ENV, "") == "1"
-    return [conventions.Robot(r["name"], r["urdf"], bool(r["floating"]), int(r["seed"]))
-            for r in doc["robots"] if (long_too or not r.get("long", False)) and not r.get("large", False)]
+    return [_robot(r) for r in _pytest_robots()
+            if (long_too or not r.get("long", False)) and not r.get("large", False)]
 
 
 def large_robot_set() -> list[conventions.Robot]:
-    """The robots marked large in robots.json: random trees of 100-200 links, built rolled."""
-    doc = json.loads(ROBOTS_FILE.read_text())
-    return [conventions.Robot(r["name"], r["urdf"], bool(r["floating"]), int(r["seed"]))
-            for r in doc["robots"] if r.get("large", False)]
+    """The robots marked large: random trees and a chain of 100-200 links, built rolled."""
+    return [_robot(r) for r in _pytest_robots() if r.get("large", False)]
 
 
 def robot_names() -> list[str]:
@@ -220,7 +226,7 @@ def load(robot: conventions.Robot, folder: Path) -> Reference:
     if stored != want:
         raise ValueError(
             f"{path} is stale: made for (format, robot, urdf, floating, seed, samples) = {stored}, "
-            f"robots.json and this suite want {want}; rewrite it with tests/python/make_reference.py")
+            f"the roster and this suite want {want}; rewrite it with tests/python/make_reference.py")
     return Reference(
         robot=robot,
         source=f"{path} ({got['source']})",

@@ -1,4 +1,4 @@
-"""Every JaxRobotHandle method against Pinocchio, on every robot of robots.json, in float64 and float32.
+"""Every JaxRobotHandle method against Pinocchio, on every robot of the roster's pytest suite (testdata/robots/roster.json), in float64 and float32.
 
 Inputs and expected outputs come from refdata (Pinocchio now, or the stored .npz references); the
 convention mapping lives in tests/pinocchio/conventions.py. Tolerance: the relative error

@@ -1,4 +1,4 @@
-"""Large random trees (tests/python/robots.json "large": 120 and 200 links, built rolled) against Pinocchio.
+"""Large random trees and a chain (the roster's "large" robots: 120 and 200 links, built rolled) against Pinocchio.
 
 Derivatives of forward dynamics are held to Pinocchio's own accuracy: both are compared with
 X = -M⁻¹·∂τ/∂q (and -M⁻¹·∂τ/∂qd), formed from Pinocchio's M⁻¹ and its RNEA derivatives taken at Pinocchio's

@@ -1,4 +1,4 @@
-"""The pure-JAX benchmark peer (bench/peers/purejax.py) against Pinocchio, on every robot of robots.json.
+"""The pure-JAX benchmark peer (bench/peers/purejax.py) against Pinocchio, on every robot of the roster's pytest suite (testdata/robots/roster.json).
 
 The peer reads the model.json that ``go tool mage build`` writes beside metadata.json, so it shares nothing
 with the generated kernels but the URDF parser and tree builder: agreement here makes it a second oracle and

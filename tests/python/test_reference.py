@@ -25,7 +25,7 @@ def test_reference_source(reference, tmp_path):
     """Reference mode: no Pinocchio in the process. Otherwise: a written reference loads back unchanged."""
     if refdata.reference_dir() is not None:
         for name in refdata.robot_names():
-            reference(name)  # every stored reference loads and matches robots.json
+            reference(name)  # every stored reference loads and matches the roster
         assert "pinocchio" not in sys.modules, "Pinocchio was imported in reference mode"
         return
     for name in ("iiwa", "go2", "erd_panda"):
