@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import roster
 from bench.states import random_states
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +72,7 @@ OP_INPUTS = {
     "forward_dynamics_derivatives": ("q", "qd", "tau"),
     "frame_poses": ("q",),
 }
-ROBOTS = ("iiwa", "hyq", "atlas", "panda", "go2", "g1_29dof")
+ROBOTS = tuple(r.name for r in roster.suite("bench"))
 BATCHES = (1, 16, 256, 4096, 65536)
 DTYPES = ("float32", "float64")
 IMPLS = ("grid", "purejax", "mjx", "frax", "pinocchio")

@@ -1,7 +1,7 @@
 """frax (PyPI ``frax``, StanfordASL): rigid-body dynamics written in JAX, as a benchmark peer.
 
-frax builds its model from the URDF itself, so the peer reads ``<robots dir>/<robot>.urdf`` ($GRID_ROBOTS_DIR,
-../shared/robots or shared/robots) with grid-rbd's joint order. Fixed-base robots only: frax's free-flyer
+frax builds its model from the URDF itself, so the peer reads the robot's URDF from the roster (bench/roster.py:
+$GRID_ROBOTS_DIR, ../shared/robots or shared/robots) with grid-rbd's joint order. Fixed-base robots only: frax's free-flyer
 state (``floating_base="quaternion"``) follows other conventions than grid-rbd's, and no conversion is written.
 
 Operations: inverse dynamics (``rnea``, gravity entered as the base's upward spatial acceleration
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from bench import roster
 
 NOTES = {
     "inverse_dynamics": "frax Robot.rnea (gravity as base acceleration [0, 0, 9.81, 0, 0, 0])",
@@ -44,10 +44,7 @@ def available() -> str | None:
 
 
 def urdf_path(robot: str) -> Path:
-    for d in (os.environ.get("GRID_ROBOTS_DIR"), REPO_ROOT.parent / "shared" / "robots", REPO_ROOT / "shared" / "robots"):
-        if d and (Path(d) / f"{robot}.urdf").is_file():
-            return Path(d) / f"{robot}.urdf"
-    raise FileNotFoundError(f"no {robot}.urdf for frax: set GRID_ROBOTS_DIR to the folder of the robot descriptions")
+    return roster.urdf_path(robot)
 
 
 class FraxPeer:

@@ -29,18 +29,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED_ROBOTS = ROOT.parent / "shared" / "robots"
+from bench import roster
 
-# The shared robots the benchmark measures: name, URDF file, free-flyer base.
-DEFAULT_ROBOTS = [
-    ("iiwa", "iiwa.urdf", False),
-    ("hyq", "hyq.urdf", False),
-    ("atlas", "atlas.urdf", False),
-    ("panda", "panda.urdf", False),
-    ("go2", "go2.urdf", True),
-    ("g1_29dof", "g1_29dof.urdf", True),
-]
+ROOT = Path(__file__).resolve().parents[2]
+# The robots the benchmark measures (the roster's bench suite): name and free-flyer base.
+DEFAULT_ROBOTS = [(r.name, r.floating) for r in roster.suite("bench")]
 
 # Input names of the generated entry points and the per-sample vector each one reads.
 INPUT_SOURCES = ("q", "qd", "qdd", "tau")
@@ -255,8 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         dirs = {d.name: d for d in args.robot_dirs}
     else:
         dirs = {}
-        for name, urdf, floating in DEFAULT_ROBOTS:
-            dirs[name] = generate(SHARED_ROBOTS / urdf, floating, args.build / name)
+        for name, floating in DEFAULT_ROBOTS:
+            dirs[name] = generate(roster.urdf_path(name), floating, args.build / name)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {

@@ -111,7 +111,10 @@ from pathlib import Path
 import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED_ROBOTS = REPO_ROOT.parent / "shared" / "robots"
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from bench import roster  # noqa: E402  (the robot roster and its URDF finder)
 
 GRAVITY = (0.0, 0.0, -9.81)
 FREE_FLYER_NAME = "root_joint"
@@ -131,32 +134,10 @@ def pinocchio():
 # Robot descriptions
 
 
-def example_robot_data_dir() -> Path:
-    """The robots folder of the example-robot-data package (installed in .venv by `go tool mage venv`)."""
-    prefixes = [Path(sys.prefix), REPO_ROOT / ".venv"]
-    for prefix in prefixes:
-        for site in sorted(prefix.glob("lib/python3*/site-packages")):
-            d = site / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-            if d.is_dir():
-                return d
-    raise FileNotFoundError(
-        "example-robot-data is not installed (looked under "
-        + ", ".join(str(p) for p in prefixes)
-        + "); run `go tool mage venv` to create the test environment"
-    )
-
-
 def resolve_urdf(ref: str) -> Path:
-    """The path of a URDF reference: "shared:<file>" (../shared/robots), "repo:<path>" (this
-    repository) or "erd:<path>" (example-robot-data's robots folder)."""
-    kind, _, rel = ref.partition(":")
-    if kind == "shared":
-        return SHARED_ROBOTS / rel
-    if kind == "repo":
-        return REPO_ROOT / rel
-    if kind == "erd":
-        return example_robot_data_dir() / rel
-    raise ValueError(f"bad URDF reference {ref!r}: expected shared:, repo: or erd: before the path")
+    """The path of a URDF reference: "shared:<file>", "repo:<path>" or "erd:<path>", found where the robot
+    roster's references are (bench/roster.py)."""
+    return roster.resolve(ref)
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,6 @@ from conventions import (  # noqa: E402,F401  (re-exported for tests/pinocchio/t
     KNOWN_TYPES,
     MOVABLE_TYPES,
     REPO_ROOT,
-    SHARED_ROBOTS,
     Robot,
     body_frames,
     build_model,

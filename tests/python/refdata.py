@@ -19,7 +19,6 @@ methods again under CUSTOM_GRAVITY, and Pinocchio's joint limits in our layout.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -33,8 +32,8 @@ if str(REPO_ROOT / "tests" / "pinocchio") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "tests" / "pinocchio"))
 
 import conventions  # noqa: E402  (imports no Pinocchio by itself)
+from bench import roster  # noqa: E402  (on sys.path through conventions)
 
-ROBOTS_FILE = HERE.parents[1] / "testdata" / "robots" / "roster.json"
 REFERENCE_ENV = "GRID_RBD_REFERENCE_DIR"
 FORMAT_VERSION = 3  # bump when the stored fields change
 
@@ -63,27 +62,21 @@ CUSTOM_KEYS = tuple(f"custom_gravity_{k}" for k in CUSTOM)
 LONG_ENV = "GRID_LONG_TESTS"
 
 
-def _pytest_robots() -> list[dict]:
-    """The roster's robots of the pytest suite (testdata/robots/roster.json, which tests/suite_test.go builds)."""
-    doc = json.loads(ROBOTS_FILE.read_text())
-    return [r for r in doc["robots"] if "pytest" in r.get("suites", [])]
-
-
-def _robot(r: dict) -> conventions.Robot:
-    return conventions.Robot(r["name"], r["urdf"], bool(r.get("floating", False)), int(r["seed"]))
+def _robot(r: roster.Robot) -> conventions.Robot:
+    return conventions.Robot(r.name, r.urdf, r.floating, r.seed)
 
 
 def robot_set() -> list[conventions.Robot]:
-    """The suite's robots: those marked long only when GRID_LONG_TESTS=1, as tests/suite_test.go builds
-    them; the large ones are test_large_trees.py's (large_robot_set)."""
+    """The roster's pytest robots (which tests/suite_test.go builds): those marked long only when
+    GRID_LONG_TESTS=1, as tests/suite_test.go builds them; the large ones are test_large_trees.py's
+    (large_robot_set)."""
     long_too = os.environ.get(LONG_ENV, "") == "1"
-    return [_robot(r) for r in _pytest_robots()
-            if (long_too or not r.get("long", False)) and not r.get("large", False)]
+    return [_robot(r) for r in roster.suite("pytest") if (long_too or not r.long) and not r.large]
 
 
 def large_robot_set() -> list[conventions.Robot]:
-    """The robots marked large: random trees and a chain of 100-200 links, built rolled."""
-    return [_robot(r) for r in _pytest_robots() if r.get("large", False)]
+    """The roster's large pytest robots: random trees and a chain of 100-200 links, built rolled."""
+    return [_robot(r) for r in roster.suite("pytest") if r.large]
 
 
 def robot_names() -> list[str]:
