@@ -86,21 +86,10 @@ func TestThousandLinkChainBuilds(t *testing.T) {
 	for _, v := range [][]float64{s.Q, s.QD, s.Tau} {
 		binary.Write(&in, binary.LittleEndian, v)
 	}
-	inPath, outPath := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
-	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if msg, err := exec.Command(bin, inPath, outPath).CombinedOutput(); err != nil {
-		t.Fatalf("driver failed: %v\n%s", err, msg)
-	}
-	raw, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := runDriver(t, dir, bin, in.Bytes())
 	nv := r.NV
-	got := make([]float64, 2*nv+nv*nv)
-	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, got); err != nil {
-		t.Fatal(err)
+	if len(got) != 2*nv+nv*nv {
+		t.Fatalf("driver wrote %d values, want %d", len(got), 2*nv+nv*nv)
 	}
 	tauBack, M := got[nv:2*nv], got[2*nv:]
 	want, err := equiv.Reference(r, "mass_matrix", s, 0)

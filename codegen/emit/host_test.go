@@ -138,6 +138,28 @@ func hostBuild(t *testing.T, r *model.Robot, dir string, opt emit.Options) (*emi
 	return m, bin
 }
 
+// runDriver runs a driver program on the input bytes (its first argument, a file) and returns the doubles
+// it writes (to its second).
+func runDriver(t *testing.T, dir, bin string, in []byte) []float64 {
+	t.Helper()
+	inPath, outPath := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(inPath, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := exec.Command(bin, inPath, outPath).CombinedOutput(); err != nil {
+		t.Fatalf("driver failed: %v\n%s", err, msg)
+	}
+	raw, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, len(raw)/8)
+	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, got); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // hostErrors runs the host build of a robot and returns, per entry point and precision, the largest error
 // relative to each output's largest magnitude (float errors of M⁻¹-based outputs divided by cond(M)).
 func hostErrors(t *testing.T, r *model.Robot, opt emit.Options) (map[string][2]float64, float64, *emit.Metadata) {
@@ -159,19 +181,7 @@ func hostErrors(t *testing.T, r *model.Robot, opt emit.Options) (map[string][2]f
 			}
 		}
 	}
-	inPath, outPath := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
-	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if msg, err := exec.Command(bin, inPath, outPath).CombinedOutput(); err != nil {
-		t.Fatalf("driver failed: %v\n%s", err, msg)
-	}
-	raw, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make([]float64, len(raw)/8)
-	binary.Read(bytes.NewReader(raw), binary.LittleEndian, got)
+	got := runDriver(t, dir, bin, in.Bytes())
 
 	cond := equiv.CondM(r, samples)
 	errs := map[string][2]float64{}
@@ -185,6 +195,7 @@ func hostErrors(t *testing.T, r *model.Robot, opt emit.Options) (map[string][2]f
 			for _, f := range frames {
 				wants := make([][][]float64, n)
 				for k, s := range samples {
+					var err error
 					if wants[k], err = equiv.Reference(r, a.Name, s, f); err != nil {
 						t.Fatal(err)
 					}
