@@ -11,6 +11,8 @@
 #include "grid/model.cuh"
 #include "grid/schedule.cuh"
 
+#include <vector>
+
 namespace grid {
 namespace algorithms {
 
@@ -37,6 +39,32 @@ GLASS_HD void fd_gradient_solve_column(T* d, const T* Minv, int c) {
     }
 }
 
+#if !defined(__CUDA_ARCH__)
+// d ([NV, NV] row-major) replaced by −M⁻¹·d, the host's form of the column solve above: eight columns per
+// pass over M⁻¹ (a large robot's M⁻¹ exceeds the caches), their entries interleaved so that the eight sums
+// vectorise; the same products summed in the same order as column by column.
+template <class R, typename T>
+inline void fd_gradient_solve_blocked(T* d, const T* Minv) {
+    constexpr int NV = R::NV, BLOCK = 8;
+    std::vector<T> cols(size_t(BLOCK) * NV);  // cols[k·BLOCK + b] = d[k, c0 + b]
+    for (int c0 = 0; c0 + BLOCK <= NV; c0 += BLOCK) {
+        for (int k = 0; k < NV; ++k)
+            for (int b = 0; b < BLOCK; ++b) cols[size_t(k) * BLOCK + b] = d[size_t(k) * NV + c0 + b];
+        for (int r = 0; r < NV; ++r) {
+            T s[BLOCK];
+            for (int b = 0; b < BLOCK; ++b) s[b] = T(0);
+            const T* row = Minv + size_t(r) * NV;
+            for (int k = 0; k < NV; ++k) {
+                const T m = row[k];
+                for (int b = 0; b < BLOCK; ++b) s[b] += m * cols[size_t(k) * BLOCK + b];
+            }
+            for (int b = 0; b < BLOCK; ++b) d[size_t(r) * NV + c0 + b] = -s[b];
+        }
+    }
+    for (int c = NV / BLOCK * BLOCK; c < NV; ++c) fd_gradient_solve_column<R>(d, Minv, c);
+}
+#endif
+
 // dqdd_dq, dqdd_dqd, Minv: [NV, NV] row-major (row = qdd index, column = tangent direction, velocity
 // coordinate or effort). The outputs double as scratch (∂τ is formed in place), so they must not alias.
 template <class R, typename T, class S>
@@ -48,6 +76,14 @@ GLASS_HD void forward_dynamics_gradient(const S& scope, T* dqdd_dq, T* dqdd_dqd,
     scope.sync();
     minv<R>(scope, Minv, q, st.minv);
     scope.sync();
+#if !defined(__CUDA_ARCH__)
+    if constexpr (!S::cooperative) {
+        // the host: columns in blocks, one pass over M⁻¹ per block (a large robot's M⁻¹ exceeds the caches)
+        fd_gradient_solve_blocked<R>(dqdd_dq, Minv);
+        fd_gradient_solve_blocked<R>(dqdd_dqd, Minv);
+        return;
+    }
+#endif
     // column by column, in place (each column belongs to one thread)
     for_each_item<2 * R::NV>(scope, [&](int item) {
         fd_gradient_solve_column<R>(item < R::NV ? dqdd_dq : dqdd_dqd, Minv, item % R::NV);
