@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
+	"github.com/grid-rbd/grid-rbd/codegen/model"
 )
 
 const (
@@ -31,15 +32,21 @@ const (
 // .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX or c++; $GRID_BUILD_JOBS caps the parallel CUDA
 // compiles.
 func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll *string) error {
+	_, err := buildRobot(urdfPath, floating, out, cuda, roll)
+	return err
+}
+
+// buildRobot is Build, returning the robot it built.
+func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll *string) (*model.Robot, error) {
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
 	tc, err := toolchain(cuda != nil && *cuda)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r, dir, err := generate(urdfPath, floating, out, nil, roll)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Printf("XLA FFI headers: %s (FFI API %s; jaxlib releases with an older API refuse the libraries: "+
 		"set %s to the oldest targeted jaxlib's include dir)\n", tc.FFIInclude, ffiAPIVersion(tc.FFIInclude), ffiIncludeEnv)
@@ -56,13 +63,13 @@ func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll *strin
 		}
 	}
 	if err := <-cpuDone; err != nil {
-		return err
+		return nil, err
 	}
 	if cudaErr != nil {
-		return cudaErr
+		return nil, cudaErr
 	}
 	fmt.Printf("%s: built in %v\n", dir, time.Since(start).Round(time.Millisecond))
-	return nil
+	return r, nil
 }
 
 // toolchain finds the compilers and the XLA FFI headers of a library build (nvcc only withCUDA).

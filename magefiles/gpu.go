@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
-	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/grid-rbd/grid-rbd/internal/roster"
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
@@ -52,18 +51,11 @@ func GPUPytestPrep() error {
 		}
 		out := filepath.Join(root, rb.Name)
 		floating := rb.Floating
-		if err := Build(path, &floating, &out, &noCUDA, nil); err != nil {
+		r, err := buildRobot(path, &floating, &out, &noCUDA, nil)
+		if err != nil {
 			return fmt.Errorf("%s: %w", rb.Name, err)
 		}
-		meta, err := os.ReadFile(filepath.Join(out, build.MetadataFile))
-		if err != nil {
-			return err
-		}
-		m, err := emit.ParseMetadata(meta)
-		if err != nil {
-			return err
-		}
-		args := append(tc.CUDAArgs(m.Robot, []string{"-I", "kernels", "-I", out, "-isystem", "$inc"}),
+		args := append(tc.CUDAArgs(r.Name, []string{"-I", "kernels", "-I", out, "-isystem", "$inc"}),
 			filepath.Join("xla_ffi", "ffi_cuda.cu"))
 		for i, a := range args {
 			if a != "$inc" {

@@ -115,6 +115,14 @@ func Gen(urdfPath string, floating *bool, out *string, block *int, roll *string)
 	return err
 }
 
+// rollFlag reads a target's -roll flag (absent: auto).
+func rollFlag(roll *string) (emit.Roll, error) {
+	if roll == nil {
+		return emit.RollAuto, nil
+	}
+	return emit.ParseRoll(*roll)
+}
+
 // generate parses a robot once and writes its build folder's generated files (codegen/build): Gen, and the
 // first half of Build.
 func generate(urdfPath string, floating *bool, out *string, block *int, roll *string) (*model.Robot, string, error) {
@@ -127,10 +135,8 @@ func generate(urdfPath string, floating *bool, out *string, block *int, roll *st
 	if block != nil {
 		opt.BlockThreads = *block
 	}
-	if roll != nil {
-		if opt.Roll, err = emit.ParseRoll(*roll); err != nil {
-			return nil, "", err
-		}
+	if opt.Roll, err = rollFlag(roll); err != nil {
+		return nil, "", err
 	}
 	dir := filepath.Join("build", strings.TrimSuffix(filepath.Base(urdfPath), filepath.Ext(urdfPath)))
 	if out != nil {
@@ -169,13 +175,11 @@ func GPUPrep(samples *int, robots, roll *string) error {
 	if samples != nil {
 		n = *samples
 	}
-	opt := emit.Options{}
-	if roll != nil {
-		var err error
-		if opt.Roll, err = emit.ParseRoll(*roll); err != nil {
-			return err
-		}
+	rollMode, err := rollFlag(roll)
+	if err != nil {
+		return err
 	}
+	opt := emit.Options{Roll: rollMode}
 	all, err := roster.Suite(roster.GPU)
 	if err != nil {
 		return err

@@ -28,10 +28,8 @@ func TunePrep(robots, roll *string) error {
 		return err
 	}
 	opt := emit.Options{Untuned: true}
-	if roll != nil {
-		if opt.Roll, err = emit.ParseRoll(*roll); err != nil {
-			return err
-		}
+	if opt.Roll, err = rollFlag(roll); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(tuneDir); err != nil {
 		return err

@@ -67,7 +67,7 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 		}
 		frames := "{0}"
 		if a.Frame {
-			frames = "{" + frameList(equiv.TestedFrames(len(m.Frames))) + "}"
+			frames = equiv.FrameInitializer(len(m.Frames))
 			args = append(args, "f")
 		}
 		if a.Gravity {
@@ -100,14 +100,6 @@ int main(int argc, char** argv) {
 }
 `)
 	return b.String()
-}
-
-func frameList(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ", ")
 }
 
 // hostBuild generates a robot's header and driver into dir and compiles them with the host compiler.

@@ -137,16 +137,12 @@ func minvLevelLayout(r *model.Robot) (base []int, columns int) {
 func emitRolledTables(w *writer, r *model.Robot) {
 	_, class := jointClasses(r)
 	base, _ := minvLevelLayout(r)
-	frameStart := make([]int, len(r.Joints)+2) // body b's frames at [frameStart[b+1], frameStart[b+2])
-	var frameList []int
-	for b := -1; b < len(r.Joints); b++ {
-		for f, fr := range r.Frames {
-			if fr.Joint == b {
-				frameList = append(frameList, f)
-			}
-		}
-		frameStart[b+2] = len(frameList)
+	bodies := make([]int, len(r.Frames))
+	for f, fr := range r.Frames {
+		bodies[f] = fr.Joint
 	}
+	// body b's frames (b = -1: the world's) at [frameStart[b+1], frameStart[b+2])
+	frameStart, frameList := csr(len(r.Joints)+1, -1, bodies)
 	w.namespace("robot", func() {
 		w.line("GRID_TABLE int joint_class[%d] = {%s};", len(class), intList(class))
 		w.line("GRID_TABLE int minv_column_base[%d] = {%s};", len(base), intList(base))

@@ -28,14 +28,34 @@ func colMajor(m spatial.Mat3) []float64 {
 
 // children returns, in CSR form, each joint's child joints in joint order.
 func children(r *model.Robot) (start, list []int) {
-	start = make([]int, len(r.Joints)+1)
-	for i := range r.Joints {
-		for c, j := range r.Joints {
-			if j.Parent == i {
-				list = append(list, c)
-			}
+	parents := make([]int, len(r.Joints))
+	for i, j := range r.Joints {
+		parents[i] = j.Parent
+	}
+	start, list = csr(len(r.Joints), 0, parents)
+	return start, list
+}
+
+// csr groups items by owner: owner o's items, in item order, are list[start[o-lo]:start[o-lo+1]], for owners
+// lo..lo+n-1 (items with other owners, such as the roots' parent -1 when lo is 0, are left out). Linear in
+// the items, so that the tables of a large tree stay quick to generate.
+func csr(n, lo int, owner []int) (start, list []int) {
+	start = make([]int, n+1)
+	for _, o := range owner {
+		if o >= lo && o < lo+n {
+			start[o-lo+1]++
 		}
-		start[i+1] = len(list)
+	}
+	for k := 0; k < n; k++ {
+		start[k+1] += start[k]
+	}
+	list = make([]int, start[n])
+	next := append([]int(nil), start[:n]...)
+	for item, o := range owner {
+		if o >= lo && o < lo+n {
+			list[next[o-lo]] = item
+			next[o-lo]++
+		}
 	}
 	return start, list
 }

@@ -43,7 +43,7 @@ func CUDADriver(m *emit.Metadata) string {
 		}
 		frames := "{0}"
 		if a.Frame {
-			frames = "{" + intList(TestedFrames(len(m.Frames))) + "}"
+			frames = FrameInitializer(len(m.Frames))
 			args = append(args, "f")
 		}
 		if a.Gravity {
@@ -268,10 +268,12 @@ func TestedFrames(nf int) []int {
 	return fs
 }
 
-func intList(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
+// FrameInitializer is TestedFrames as a C++ braced list, for the drivers' frame loops.
+func FrameInitializer(nf int) string {
+	fs := TestedFrames(nf)
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = fmt.Sprint(f)
 	}
-	return strings.Join(s, ", ")
+	return "{" + strings.Join(s, ", ") + "}"
 }
