@@ -18,7 +18,7 @@ import (
 var tuneDir = filepath.Join("build", "tune")
 
 // TunePrep writes the launch-shape sweep of the benchmark robots into build/tune/<robot>/ (grid.cuh with
-// the untuned default launch configuration, metadata.json and sweep.cu). On a machine with a GPU and nvcc:
+// the untuned default launch configuration, metadata.json, sweep.cu and entries, the entry points it calls). On a machine with a GPU and nvcc:
 // bash bench/launch/sweep.sh build/tune RESULTS_DIR, then here: go tool mage tune RESULTS_DIR/sweep.txt.
 // -robots=a,b picks a subset; -roll=auto|always|never as for Gen (a rolled robot's sweep measures the rolled
 // kernels; do not merge it into the tuned tables of the unrolled robot of the same name).
@@ -52,7 +52,7 @@ func TunePrep(robots, roll *string) error {
 			return err
 		}
 		for name, data := range map[string]string{"grid.cuh": gen.Header, "metadata.json": string(gen.Metadata),
-			"sweep.cu": tune.SweepDriver(m)} {
+			"sweep.cu": tune.SweepDriver(m), "entries": strings.Join(tune.SweepEntries(m), ",") + "\n"} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 				return err
 			}

@@ -7,7 +7,8 @@
 # to 255 registers) and at 1024 (64 registers), all in parallel, then times them one robot at a time:
 # every shape up to 256 threads in the first build, the baked one (and WIDE_SHAPES) in the second.
 # ALGORITHMS (comma-separated) narrows the entry points; BOUNDS (default "256 1024") the builds; PHASES
-# (default "build run") lets the builds and the timings run in separate sessions of a machine that keeps them.
+# (default "build run") lets the builds and the timings run in separate sessions of a machine that keeps them;
+# JOBS the parallel compiles of each build (default: the cores shared out over the builds).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tune=${1:?usage: sweep.sh TUNE_DIR RESULTS_DIR}
@@ -28,7 +29,8 @@ status=0
 build() {
   local dir=$1 bound=$2 start
   start=$(date +%s)
-  if NVCC=$nvcc JOBS=$jobs bash "$root/tests/gpu/nvcc_split.sh" "$dir/sweep_$bound" "$dir/sweep.cu" "$dir" -O3 -arch="$arch" \
+  # only the entry points the sweep calls (tuneprep lists them)
+  if ENTRIES=$(cat "$dir/entries" 2>/dev/null) NVCC=$nvcc JOBS=$jobs bash "$root/tests/gpu/nvcc_split.sh" "$dir/sweep_$bound" "$dir/sweep.cu" "$dir" -O3 -arch="$arch" \
     -std=c++17 -DGRID_MAX_THREADS="$bound" -I "$root/kernels" >"$dir/build_$bound.txt" 2>&1; then
     echo "# built $(basename "$dir") max_threads $bound in $(( $(date +%s) - start )) s" >>"$dir/build_$bound.txt"
   else
@@ -41,6 +43,7 @@ phases=${PHASES:-"build run"}
 builds=$(( $(echo $bounds | wc -w) * $(ls -d "$tune"/*/ | wc -l) ))
 jobs=$(( $(nproc) / (builds > 0 ? builds : 1) ))
 jobs=$(( jobs > 2 ? jobs : 2 ))
+jobs=${JOBS:-$jobs}  # compiles per build; more than the fair share overlaps short builds with long ones
 if [[ $phases == *build* ]]; then
   for dir in "$tune"/*/; do
     for bound in $bounds; do build "$dir" "$bound" & done

@@ -80,6 +80,18 @@ func SweepDriver(m *emit.Metadata) string {
 	return b.String()
 }
 
+// SweepEntries are the entry points (upper case, as in grid.cuh's GRID_ENTRY_* guards) the sweep driver
+// of m calls: a sweep build compiles only these (tests/gpu/nvcc_split.sh's ENTRIES).
+func SweepEntries(m *emit.Metadata) []string {
+	var entries []string
+	for _, name := range Algorithms {
+		if findAlgorithm(m, name) != nil {
+			entries = append(entries, strings.ToUpper(name))
+		}
+	}
+	return entries
+}
+
 func findAlgorithm(m *emit.Metadata, name string) *emit.AlgorithmInfo {
 	for i := range m.Algorithms {
 		if m.Algorithms[i].Name == name {
@@ -148,20 +160,25 @@ struct Sweep {
     bool selected(const char* algo) const {
         return only.empty() || std::find(only.begin(), only.end(), std::string(algo)) != only.end();
     }
+    std::vector<int> batches = BATCHES;
+    int back_to_back = 1;  // launches between one pair of events; the time reported is per launch
+    // Microseconds of one launch: events around back_to_back consecutive launches (input sets rotating from
+    // set on), divided by their number. One launch per pair includes the host's submission latency; a stream
+    // of them measures what the GPU spends per kernel when launches queue (a CUDA graph, a jitted loop).
     template <typename Launch>
     double time_once(Launch& launch, int set, int n, grid::LaunchShape shape, cudaError_t* err) {
         check(cudaEventRecord(start, 0), "record");
-        *err = launch(set, n, shape);
+        for (int k = 0; k < back_to_back && *err == cudaSuccess; ++k) *err = launch((set + k) % INPUT_SETS, n, shape);
         check(cudaEventRecord(stop, 0), "record");
         check(cudaEventSynchronize(stop), "synchronize");
         float ms = 0;
         check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-        return ms * 1e3;
+        return ms * 1e3 / back_to_back;
     }
     template <typename T, typename Launch>
     void run(const char* algo, int max_threads, Launch launch) {
         const char* precision = sizeof(T) == 8 ? "double" : "float";
-        for (int n : BATCHES) {
+        for (int n : batches) {
             std::vector<grid::LaunchShape> cells = {grid::BAKED_LAUNCH_SHAPE};
             for (const grid::LaunchShape& s : shapes)
                 if (grid::valid_launch_shape(s, max_threads)) cells.push_back(s);
@@ -178,9 +195,11 @@ struct Sweep {
                     cudaGetLastError();
                     continue;
                 }
-                const int reps = std::max(5, std::min(30, int(CELL_SECONDS * 1e6 / std::max(first, 1.0))));
+                const int reps =
+                    std::max(5, std::min(30, int(CELL_SECONDS * 1e6 / std::max(first * back_to_back, 1.0))));
                 std::vector<double> us;
-                for (int r = 0; r < reps; ++r) us.push_back(time_once(launch, r % INPUT_SETS, n, shape, &err));
+                for (int r = 0; r < reps && err == cudaSuccess; ++r)
+                    us.push_back(time_once(launch, r % INPUT_SETS, n, shape, &err));
                 check(err, algo);
                 std::sort(us.begin(), us.end());
                 printf("%s %s %s %d %s %d %.3f %.3f %d\n", ROBOT, algo, precision, max_threads, name, n, us[us.size() / 2],
@@ -195,8 +214,9 @@ struct Sweep {
 
 const sweepEpilogue = `
 // usage: sweep [ALGORITHMS] — a comma-separated list narrows the entry points. GRID_SWEEP_SHAPES="1x64,32x1"
-// narrows the shapes.
-// The floor under every batch-1 figure: an empty kernel timed the same way (events around one launch).
+// narrows the shapes, GRID_SWEEP_BATCHES="1,16" the batch sizes; GRID_SWEEP_BACK_TO_BACK=K times K
+// consecutive launches per pair of events and reports the time per launch.
+// The floor under every batch-1 figure: an empty kernel timed the same way.
 __global__ void empty_kernel() {}
 
 static void print_launch_floor(Sweep& s) {
@@ -216,8 +236,34 @@ static void print_launch_floor(Sweep& s) {
            us[us.size() / 2], us[0], us.size());
 }
 
+// The comma-separated integers of an environment variable, or an empty list.
+static std::vector<int> env_ints(const char* name) {
+    std::vector<int> v;
+    if (const char* env = getenv(name)) {
+        for (const char* p = env; *p;) {
+            char* end = nullptr;
+            const long x = strtol(p, &end, 10);
+            if (end == p || x < 1) {
+                fprintf(stderr, "%s: expected positive integers separated by commas at \"%s\"\n", name, p);
+                exit(1);
+            }
+            v.push_back(int(x));
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    return v;
+}
+
 int main(int argc, char** argv) {
     Sweep s;
+    if (std::vector<int> b = env_ints("GRID_SWEEP_BATCHES"); !b.empty()) s.batches = b;
+    for (int n : s.batches)
+        if (n > MAX_BATCH) {
+            fprintf(stderr, "GRID_SWEEP_BATCHES: %d is above the largest batch the buffers hold (%d)\n", n, MAX_BATCH);
+            return 1;
+        }
+    if (std::vector<int> k = env_ints("GRID_SWEEP_BACK_TO_BACK"); !k.empty()) s.back_to_back = k[0];
+    printf("# timing: events around %d consecutive launch(es), time per launch\n", s.back_to_back);
     print_launch_floor(s);
     if (argc > 1) {
         std::string list = argv[1];

@@ -7,7 +7,8 @@
 # two robots. Writes results.txt and summary.md into RESULTS_DIR (default: the check folder).
 # PHASES (default "build run sanitize") picks the phases, so that a long check can span several sessions of a
 # machine that keeps the built drivers; SANITIZED_ALGORITHMS (default: all) narrows the entry points run
-# under the sanitizers.
+# under the sanitizers; ENTRIES (e.g. "ABA,MASS_MATRIX") builds and checks only those entry points, and the
+# summary names the others as not checked.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 check=${1:?usage: equivalence.sh CHECK_DIR [RESULTS_DIR]}
@@ -67,6 +68,9 @@ for dir in "$check"/*/; do
   printf '| %s | %d.%03d | %s | %s |\n' "$robot" $((ms / 1000)) $((ms % 1000)) "${checks:-?}" "${failed:-rc=$rc}" >>"$summary"
   [ "$rc" -eq 0 ] || status=1
 done
+if [[ $phases == *run* ]] && grep -qh 'NOT CHECKED' "$check"/*/run.txt 2>/dev/null; then
+  { echo; grep -h 'NOT CHECKED' "$check"/*/run.txt; } >>"$summary"
+fi
 
 {
   echo

@@ -3,7 +3,9 @@
 # double), compiled in parallel, then linked (the kernels of one entry point take a large robot's compiler minutes; together in
 # one unit they would run one after another):
 #   nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]
-# $NVCC names nvcc (default: nvcc on PATH); $JOBS the parallel compiles (default: all cores).
+# $NVCC names nvcc (default: nvcc on PATH); $JOBS the parallel compiles (default: all cores); $ENTRIES
+# (e.g. "ABA,MASS_MATRIX") compiles only those entry points (the program must call no others). Each unit's
+# compile time is printed.
 set -euo pipefail
 out=${1:?usage: nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]}
 main=${2:?usage}
@@ -16,6 +18,16 @@ rm -rf "$objs"
 mkdir -p "$objs"
 entries=$(grep -o 'defined(GRID_SEPARATE_ENTRIES) && defined(GRID_ENTRY_[A-Z0-9_]*)' "$dir/grid.cuh" |
   sed 's/.*defined(GRID_ENTRY_\(.*\))/\1/' | sort -u)
+if [[ -n ${ENTRIES:-} ]]; then
+  for e in ${ENTRIES//,/ }; do
+    grep -qx "$e" <<<"$entries" || { echo "nvcc_split.sh: $dir/grid.cuh has no entry point $e" >&2; exit 2; }
+  done
+  # the program's other calls are compiled out (GRID_ENTRY_SKIPPED_<NAME>; the drivers honour it)
+  for e in $entries; do
+    grep -qw "$e" <<<"${ENTRIES//,/ }" || set -- "$@" "-DGRID_ENTRY_SKIPPED_$e"
+  done
+  entries=${ENTRIES//,/ }
+fi
 for e in $entries; do
   for p in FLOAT DOUBLE; do
     printf '#define GRID_ENTRY_%s\n#define GRID_ENTRY_ONLY_%s\n#include "grid.cuh"\n' "$e" "$p" >"$objs/$e.$p.cu"
@@ -23,6 +35,6 @@ for e in $entries; do
 done
 cp "$main" "$objs/main.cu"
 # every unit is compiled with -DGRID_SEPARATE_ENTRIES so that the main one only declares the entry points
-ls "$objs"/*.cu | xargs -P "$jobs" -I{} sh -c 'n=$0; d=$1; shift; "$n" -c -DGRID_SEPARATE_ENTRIES -I "$d" "$@" {} -o {}.o || { echo "FAILED: {}"; exit 255; }' \
+ls "$objs"/*.cu | xargs -P "$jobs" -I{} sh -c 'n=$0; d=$1; shift; t=$(date +%s); "$n" -c -DGRID_SEPARATE_ENTRIES -I "$d" "$@" {} -o {}.o || { echo "FAILED: {}"; exit 255; }; echo "compiled $(basename {}) in $(( $(date +%s) - t )) s"' \
   "$nvcc" "$dir" "$@"
 "$nvcc" "$@" "$objs"/*.o -o "$out"
