@@ -76,7 +76,8 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	if err := checkLimits(r); err != nil {
 		return nil, err
 	}
-	if opt.Launch == nil && !opt.Untuned {
+	// the tuned tables time unrolled kernels; a rolled robot keeps the untuned defaults
+	if opt.Launch == nil && !opt.Untuned && !opt.rolls(r) {
 		tuned, err := tunedLaunch(r)
 		if err != nil {
 			return nil, err
