@@ -54,6 +54,8 @@ func SweepDriver(m *emit.Metadata) string {
 		if a == nil {
 			continue
 		}
+		// a build of some entry points (tests/gpu/nvcc_split.sh ENTRIES) defines GRID_ENTRY_SKIPPED_<NAME> for the others
+		fmt.Fprintf(&b, "#if !defined(GRID_ENTRY_SKIPPED_%s)\n", strings.ToUpper(a.Name))
 		fmt.Fprintf(&b, "    if (s.selected(%q)) {\n", a.Name)
 		var args []string
 		for _, o := range a.Outputs {
@@ -70,10 +72,10 @@ func SweepDriver(m *emit.Metadata) string {
 		if a.Gravity {
 			args = append(args, "gravity")
 		}
-		args = append(args, "n", "0", "shape")
+		args = append(args, "n", "s.stream", "shape")
 		fmt.Fprintf(&b, "        s.run<T>(%q, grid::%s_MAX_THREADS<T>(), [&](int set, int n, grid::LaunchShape shape) {\n",
 			a.Name, strings.ToUpper(a.Name))
-		fmt.Fprintf(&b, "            return grid::%s_launch<T>(%s);\n        });\n    }\n", a.Name, strings.Join(args, ", "))
+		fmt.Fprintf(&b, "            return grid::%s_launch<T>(%s);\n        });\n    }\n#endif\n", a.Name, strings.Join(args, ", "))
 	}
 	b.WriteString("}\n")
 	b.WriteString(sweepEpilogue)
@@ -153,28 +155,50 @@ struct Sweep {
     std::vector<std::string> only;  // entry points to run; empty: all
     std::vector<grid::LaunchShape> shapes;
     cudaEvent_t start, stop;
+    cudaStream_t stream;  // every launch's, and the one a CUDA graph is captured from
     Sweep() {
         check(cudaEventCreate(&start), "event");
         check(cudaEventCreate(&stop), "event");
+        check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
     }
     bool selected(const char* algo) const {
         return only.empty() || std::find(only.begin(), only.end(), std::string(algo)) != only.end();
     }
     std::vector<int> batches = BATCHES;
     int back_to_back = 1;  // launches between one pair of events; the time reported is per launch
+    bool graph = false;    // the back_to_back launches captured once per cell in a CUDA graph, replayed
+    cudaGraphExec_t exec = nullptr;
+    // Captures back_to_back launches (input sets rotating) into exec; the cell's timings replay it.
+    template <typename Launch>
+    cudaError_t capture(Launch& launch, int n, grid::LaunchShape shape) {
+        if (exec) cudaGraphExecDestroy(exec);
+        exec = nullptr;
+        cudaGraph_t g = nullptr;
+        check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+        cudaError_t err = cudaSuccess;
+        for (int k = 0; k < back_to_back && err == cudaSuccess; ++k) err = launch(k % INPUT_SETS, n, shape);
+        const cudaError_t ended = cudaStreamEndCapture(stream, &g);
+        if (err == cudaSuccess) err = ended;
+        if (err == cudaSuccess) err = cudaGraphInstantiate(&exec, g, 0);
+        if (g) cudaGraphDestroy(g);
+        return err;
+    }
     // Microseconds of one launch: events around back_to_back consecutive launches (input sets rotating from
     // set on), divided by their number. One launch per pair includes the host's submission latency; a stream
-    // of them measures what the GPU spends per kernel when launches queue (a CUDA graph, a jitted loop).
+    // of them measures what the GPU spends per kernel when launches queue (a jitted loop), and a CUDA graph
+    // replay what it spends when the host is out of the way (a captured jax.jit program).
     template <typename Launch>
     double time_once(Launch& launch, int set, int n, grid::LaunchShape shape, cudaError_t* err) {
-        check(cudaEventRecord(start, 0), "record");
-        for (int k = 0; k < back_to_back && *err == cudaSuccess; ++k) *err = launch((set + k) % INPUT_SETS, n, shape);
-        check(cudaEventRecord(stop, 0), "record");
+        check(cudaEventRecord(start, stream), "record");
+        if (graph) *err = cudaGraphLaunch(exec, stream);
+        for (int k = 0; !graph && k < back_to_back && *err == cudaSuccess; ++k) *err = launch((set + k) % INPUT_SETS, n, shape);
+        check(cudaEventRecord(stop, stream), "record");
         check(cudaEventSynchronize(stop), "synchronize");
         float ms = 0;
         check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
         return ms * 1e3 / back_to_back;
     }
+    bool graphs = false;  // GRID_SWEEP_GRAPH
     template <typename T, typename Launch>
     void run(const char* algo, int max_threads, Launch launch) {
         const char* precision = sizeof(T) == 8 ? "double" : "float";
@@ -188,7 +212,11 @@ struct Sweep {
                 else snprintf(name, sizeof name, "%dx%d", shape.threads_per_sample, shape.samples_per_block);
                 cudaError_t err = cudaSuccess;
                 double first = 0;
+                graph = false;  // the warm-up launches directly: it loads the module and sets the attributes
                 for (int w = 0; w < INPUT_SETS && err == cudaSuccess; ++w) first = time_once(launch, w, n, shape, &err);
+                graph = graphs;
+                if (graph && err == cudaSuccess) err = capture(launch, n, shape);
+                if (graph && err == cudaSuccess) first = time_once(launch, 0, n, shape, &err);
                 if (err == cudaSuccess) err = cudaDeviceSynchronize();
                 if (err != cudaSuccess) {
                     printf("%s %s %s %d %s %d missing %s\n", ROBOT, algo, precision, max_threads, name, n, cudaGetErrorName(err));
@@ -215,17 +243,22 @@ struct Sweep {
 const sweepEpilogue = `
 // usage: sweep [ALGORITHMS] — a comma-separated list narrows the entry points. GRID_SWEEP_SHAPES="1x64,32x1"
 // narrows the shapes, GRID_SWEEP_BATCHES="1,16" the batch sizes; GRID_SWEEP_BACK_TO_BACK=K times K
-// consecutive launches per pair of events and reports the time per launch.
+// consecutive launches per pair of events and reports the time per launch; GRID_SWEEP_GRAPH=1 captures those K
+// launches in a CUDA graph and times its replays.
 // The floor under every batch-1 figure: an empty kernel timed the same way.
 __global__ void empty_kernel() {}
 
 static void print_launch_floor(Sweep& s) {
-    auto launch = [](int, int, grid::LaunchShape) {
-        empty_kernel<<<1, 1>>>();
+    auto launch = [&](int, int, grid::LaunchShape) {
+        empty_kernel<<<1, 1, 0, s.stream>>>();
         return cudaGetLastError();
     };
     std::vector<double> us;
     cudaError_t err = cudaSuccess;
+    s.graph = false;
+    s.time_once(launch, 0, 1, grid::BAKED_LAUNCH_SHAPE, &err);  // loads the module
+    s.graph = s.graphs;
+    if (s.graph) check(s.capture(launch, 1, grid::BAKED_LAUNCH_SHAPE), "capture");
     for (int r = 0; r < 210; ++r) {
         const double t = s.time_once(launch, 0, 1, grid::BAKED_LAUNCH_SHAPE, &err);
         check(err, "empty kernel");
@@ -263,7 +296,9 @@ int main(int argc, char** argv) {
             return 1;
         }
     if (std::vector<int> k = env_ints("GRID_SWEEP_BACK_TO_BACK"); !k.empty()) s.back_to_back = k[0];
-    printf("# timing: events around %d consecutive launch(es), time per launch\n", s.back_to_back);
+    if (const char* g = getenv("GRID_SWEEP_GRAPH")) s.graphs = strcmp(g, "0") != 0;
+    printf("# timing: events around %d consecutive launch(es)%s, time per launch\n", s.back_to_back,
+           s.graphs ? " replayed from a CUDA graph" : "");
     print_launch_floor(s);
     if (argc > 1) {
         std::string list = argv[1];

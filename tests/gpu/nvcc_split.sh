@@ -4,8 +4,9 @@
 # one unit they would run one after another):
 #   nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]
 # $NVCC names nvcc (default: nvcc on PATH); $JOBS the parallel compiles (default: all cores); $ENTRIES
-# (e.g. "ABA,MASS_MATRIX") compiles only those entry points (the program must call no others). Each unit's
-# compile time is printed.
+# (e.g. "ABA,MASS_MATRIX") compiles only those entry points (the program must call no others, and an entry
+# point whose launch calls others needs them listed too: forward_dynamics_gradient's phased launch calls
+# ABA, INVERSE_DYNAMICS_GRADIENT and MINV; the link names what is missing). Each unit's compile time is printed.
 set -euo pipefail
 out=${1:?usage: nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]}
 main=${2:?usage}
