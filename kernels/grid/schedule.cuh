@@ -5,8 +5,8 @@
 //                barriers; with every index a compile-time constant the compiler keeps the state in
 //                registers (the one-thread-per-sample kernels).
 //   GroupScope   the threads of a sample group (grid/launch.cuh) share the sample: the bodies of one BFS
-//                level are dealt out over the group (the body in slot k of its level goes to rank
-//                k mod size, the same thread in every sweep), with a barrier after each level. State that
+//                level are dealt out over the group (the body in slot k of its level goes to the same
+//                thread in every sweep, GroupScope::owner), with a barrier after each level. State that
 //                crosses bodies lives in group-visible memory; a body's private state stays in its thread.
 // Sweeps call f(Index<i>{}) for every body i the calling thread owns, parents before children (forward)
 // or children before parents (backward).
@@ -28,7 +28,14 @@ struct ThreadScope {
 
 struct GroupScope {
     static constexpr bool cooperative = true;
-    GLASS_HD bool owns(int slot) const { return uint32_t(slot) % group_size() == group_rank(); }
+    // The rank that runs slot k of a group of size threads. A group of several whole warps deals slots to its
+    // warps first: each body's code is its own, so bodies on lanes of one warp would run one after another
+    // (divergent paths), while bodies on different warps run side by side. Otherwise rank k mod size.
+    GLASS_HD static constexpr uint32_t owner(uint32_t slot, uint32_t size) {
+        const uint32_t warps = size % 32 == 0 ? size / 32 : 1;
+        return warps > 1 ? (slot % warps) * 32 + (slot / warps) % 32 : slot % size;
+    }
+    GLASS_HD bool owns(int slot) const { return owner(uint32_t(slot), group_size()) == group_rank(); }
     GLASS_HD uint32_t rank() const { return group_rank(); }
     GLASS_HD uint32_t size() const { return group_size(); }
     GLASS_HD void sync() const { group_sync(); }
@@ -86,7 +93,7 @@ GLASS_HD void backward_sweep(const S& s, F&& f) {
 }
 
 // Every body once, in joint order, for work without dependencies between bodies (body i to rank
-// i mod size in GroupScope). Ends with a barrier in GroupScope.
+// GroupScope::owner(i) in GroupScope). Ends with a barrier in GroupScope.
 template <class R, class S, class F>
 GLASS_HD void for_each_body(const S& s, F&& f) {
     if constexpr (rolled_v<R>) {
