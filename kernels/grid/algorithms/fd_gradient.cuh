@@ -6,6 +6,7 @@
 #pragma once
 
 #include "grid/algorithms/aba.cuh"
+#include "grid/algorithms/directions.cuh"
 #include "grid/algorithms/minv.cuh"
 #include "grid/algorithms/rnea_gradient.cuh"
 #include "grid/model.cuh"
@@ -65,11 +66,48 @@ inline void fd_gradient_solve_blocked(T* d, const T* Minv) {
 }
 #endif
 
+// forward_dynamics_gradient by directions (directions_capable, directions_group): every thread forms qdd and M⁻¹ itself (the
+// same instructions on the same inputs, so no thread waits for another and nothing crosses threads), then the
+// columns −M⁻¹·∂τ of its own directions. qdd_out (NV) receives qdd.
+template <class R, typename T, class S>
+GLASS_HD void forward_dynamics_gradient_by_directions(const S& scope, T* dqdd_dq, T* dqdd_dqd, T* Minv, T* qdd_out,
+                                                      const T* q, const T* qd, const T* tau, Vec3<T> gravity) {
+    constexpr int NV = R::NV;
+    T qdd[NV], minv_own[NV * NV];
+    {
+        AbaState<R, T> st;
+        aba<R>(ThreadScope{}, qdd, q, qd, tau, st, gravity);
+    }
+    {
+        MinvState<R, T> st;
+        minv<R>(ThreadScope{}, minv_own, q, st);
+    }
+    for_each_item<2 * NV>(scope, [&](int item) {
+        T col[NV];
+        inverse_dynamics_direction<R>(col, item, q, qd, qdd, gravity);
+        T* out = item < NV ? dqdd_dq : dqdd_dqd;
+        for (int r = 0; r < NV; ++r) {
+            T s = T(0);
+            for (int k = 0; k < NV; ++k) s += minv_own[r * NV + k] * col[k];
+            out[r * NV + item % NV] = -s;
+        }
+    });
+    for_each_item<NV * NV>(scope, [&](int k) { Minv[k] = minv_own[k]; });
+    for_each_item<NV>(scope, [&](int k) { qdd_out[k] = qdd[k]; });
+    scope.sync();
+}
+
 // dqdd_dq, dqdd_dqd, Minv: [NV, NV] row-major (row = qdd index, column = tangent direction, velocity
 // coordinate or effort). The outputs double as scratch (∂τ is formed in place), so they must not alias.
 template <class R, typename T, class S>
 GLASS_HD void forward_dynamics_gradient(const S& scope, T* dqdd_dq, T* dqdd_dqd, T* Minv, const T* q, const T* qd,
                                         const T* tau, FdGradientState<R, T>& st, Vec3<T> gravity) {
+    if constexpr (directions_capable<R, S>) {
+        if (directions_group(scope)) {  // a group of at most one warp: a direction per thread
+            forward_dynamics_gradient_by_directions<R>(scope, dqdd_dq, dqdd_dqd, Minv, st.qdd, q, qd, tau, gravity);
+            return;
+        }
+    }
     aba<R>(scope, st.qdd, q, qd, tau, st.aba, gravity);
     scope.sync();
     inverse_dynamics_gradient<R>(scope, dqdd_dq, dqdd_dqd, q, qd, st.qdd, st.gradient, gravity);

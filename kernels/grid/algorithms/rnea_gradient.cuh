@@ -17,10 +17,13 @@
 // written exactly once (zeros by the row's joint), so the outputs may be global memory.
 #pragma once
 
+#include "grid/algorithms/directions.cuh"
 #include "grid/body.cuh"
 #include "grid/model.cuh"
 #include "grid/schedule.cuh"
 #include "grid/world.cuh"
+
+#include <type_traits>
 
 namespace grid {
 namespace algorithms {
@@ -44,6 +47,12 @@ struct RneaGradientState {
 template <class R, typename T, class S, class OutQ, class OutQD>
 GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau_dqd, const T* q, const T* qd,
                                         const T* qdd, RneaGradientState<R, T>& st, Vec3<T> gravity) {
+    if constexpr (directions_capable<R, S> && std::is_same_v<OutQ, T*> && std::is_same_v<OutQD, T*>) {
+        if (directions_group(scope)) {  // a group of at most one warp: a direction per thread
+            inverse_dynamics_gradient_by_directions<R>(scope, dtau_dq, dtau_dqd, q, qd, qdd, gravity);
+            return;
+        }
+    }
     // A rolled robot zeroes the outputs first (the columns off each body's path are not known at compile
     // time) and then writes the path entries.
     if constexpr (rolled_v<R>) {

@@ -11,8 +11,8 @@
 // directions (a free-flyer's body twist [v_lin; ω]) and the second-order tensors are NV×NV×NV, row-major.
 #pragma once
 
-#include "glass/quaternion.cuh"
 #include "grid/algorithms/crba.cuh"
+#include "grid/algorithms/directions.cuh"
 #include "grid/algorithms/fd_gradient.cuh"
 #include "grid/algorithms/rnea_gradient.cuh"
 #include "grid/dual.cuh"
@@ -93,53 +93,6 @@ struct DiscardOutput {
     };
     GLASS_HD Slot operator[](int) const { return Slot{}; }
 };
-
-// Dual-number copies of (q, qd, x) with tangent direction b of q seeded (along_q) or velocity coordinate b.
-// A revolute or prismatic coordinate moves by ε; a free-flyer moves by its body twist e_b·ε:
-// position by R·e_b (linear directions), quaternion by quat ⊗ [e_b/2; 0] (angular directions).
-template <class R, typename W, typename T>
-GLASS_HD void seed_direction(Dual<W>* dq, Dual<W>* dqd, Dual<W>* dx, const T* q, const T* qd, const T* x,
-                             bool along_q, int b) {
-    for (int k = 0; k < R::NQ; ++k) dq[k] = Dual<W>(W(q[k]), W(0));
-    for (int k = 0; k < R::NV; ++k) {
-        dqd[k] = Dual<W>(W(qd[k]), W(0));
-        dx[k] = Dual<W>(W(x[k]), W(0));
-    }
-    if (!along_q) {
-        dqd[b].d = W(1);
-        return;
-    }
-    static_for<R::NB>([&](auto i) {
-        using J = JointAt<R, i>;
-        if (b < J::v || b >= J::v + J::nv) return;
-        if constexpr (J::kind == JOINT_FREE_FLYER) {
-            const W quat[4] = {W(q[J::q + 3]), W(q[J::q + 4]), W(q[J::q + 5]), W(q[J::q + 6])};  // x, y, z, w
-            const int k = b - J::v;
-            if (k < 3) {
-                W unit[4], rot[9];
-                glass::lie_detail::quat_normalize_core<W, glass::QuatLayout::xyzw, false>(quat, unit);
-                glass::lie_detail::quat_to_rot_core<W, glass::QuatLayout::xyzw>(unit, rot);
-                for (int c = 0; c < 3; ++c) dq[J::q + c].d = rot[c + 3 * k];  // column k of R
-            } else {
-                // quat ⊗ [p; 0] = [w·p + v × p; −v·p] with p = e_{k−3}/2
-                W p[3] = {W(0), W(0), W(0)};
-                p[k - 3] = W(0.5);
-                const W vx = quat[0], vy = quat[1], vz = quat[2], w = quat[3];
-                dq[J::q + 3].d = w * p[0] + vy * p[2] - vz * p[1];
-                dq[J::q + 4].d = w * p[1] + vz * p[0] - vx * p[2];
-                dq[J::q + 5].d = w * p[2] + vx * p[1] - vy * p[0];
-                dq[J::q + 6].d = -(vx * p[0] + vy * p[1] + vz * p[2]);
-            }
-        } else {
-            dq[J::q].d = W(1);
-        }
-    });
-}
-
-template <typename W>
-GLASS_HD Vec3<Dual<W>> dual_gravity(Vec3<W> g) {
-    return Vec3<Dual<W>>{Dual<W>(g.x, W(0)), Dual<W>(g.y, W(0)), Dual<W>(g.z, W(0))};
-}
 
 // Nothing crosses threads: every direction runs in its thread's own (local) memory.
 template <class R, typename T>
