@@ -23,7 +23,6 @@ func emitABA(g *gen) {
 			{name: "tau", size: r.NV, doc: "joint efforts"},
 		},
 		gravity:   true,
-		inner:     "aba_inner<T>",
 		temp:      temp,
 		algorithm: "aba",
 		shared:    "AbaState",

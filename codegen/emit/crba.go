@@ -15,7 +15,6 @@ func emitMassMatrix(g *gen) {
 		doc:     "Joint-space inertia matrix M(q) (CRBA), full and symmetric.",
 		outputs: []buffer{{name: "M", size: nv * nv, shape: []int{nv, nv}, doc: "mass matrix"}},
 		inputs:  []buffer{{name: "q", size: r.NQ, doc: "configuration"}},
-		inner:   "mass_matrix_inner<T>",
 		temp:    temp,
 		// every element of M is written once and never read back
 		directOutputs: true,

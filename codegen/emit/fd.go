@@ -23,7 +23,6 @@ func emitForwardDynamics(g *gen) {
 		inputs: []buffer{{name: "q", size: r.NQ, doc: "configuration"}, {name: "qd", size: nv, doc: "velocity"},
 			{name: "tau", size: nv, doc: "joint efforts"}},
 		gravity:   true,
-		inner:     "forward_dynamics_inner<T>",
 		temp:      temp,
 		algorithm: "forward_dynamics",
 		shared:    "ForwardDynamicsState",

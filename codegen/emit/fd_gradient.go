@@ -32,7 +32,6 @@ func emitForwardDynamicsGradient(g *gen) {
 			{name: "tau", size: nv, doc: "joint efforts"},
 		},
 		gravity:   true,
-		inner:     "forward_dynamics_gradient_inner<T>",
 		temp:      temp,
 		algorithm: "forward_dynamics_gradient",
 		shared:    "FdGradientState",

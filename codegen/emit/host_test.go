@@ -26,8 +26,9 @@ var testGravity = spatial.Vec3{0.3, -0.2, -9.81}
 
 // groupChecked are the entry points whose sample-group code is not the one-thread code (a group of at most
 // one warp differentiates by directions, algorithms/directions.cuh; fdsva_so starts from forward dynamics'
-// derivatives): the driver also runs their inner in a sample group (one thread on the host) and the checks
-// name its results "<entry point> (group)".
+// derivatives): the driver also runs their inner in a sample group (one thread on the host), its scratch in
+// the global workspace (TEMP_IN_SMEM = false, s_temp null), and the checks name its results
+// "<entry point> (group)".
 var groupChecked = map[string]bool{"inverse_dynamics_gradient": true, "forward_dynamics_gradient": true, "fdsva_so": true}
 
 const groupSuffix = " (group)"
@@ -99,7 +100,8 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 			for _, i := range a.Inputs {
 				inner = append(inner, fmt.Sprintf("%s.data() + size_t(k) * %d", i.Name, i.Size()))
 			}
-			inner = append(inner, "temp.data()")
+			// the scratch in the workspace (TEMP_IN_SMEM = false) and s_temp null: the inner must route it
+			inner = append(inner, "nullptr", "temp.data()")
 			if a.Frame {
 				inner = append(inner, "f")
 			}
@@ -107,7 +109,7 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 				inner = append(inner, "gravity")
 			}
 			fmt.Fprintf(&b, "            std::vector<T> temp(grid::%s_INNER_TEMP);\n", strings.ToUpper(a.Name))
-			fmt.Fprintf(&b, "            for (int k = 0; k < n; ++k) grid::%s_inner<T>(%s);\n", a.Name, strings.Join(inner, ", "))
+			fmt.Fprintf(&b, "            for (int k = 0; k < n; ++k) grid::%s_inner<T, false>(%s);\n", a.Name, strings.Join(inner, ", "))
 			for _, o := range a.Outputs {
 				fmt.Fprintf(&b, "            write_values(out, %s);\n", o.Name)
 			}

@@ -21,7 +21,6 @@ func emitKinematics(g *gen) {
 			{name: "quat", size: 4 * nf, shape: []int{nf, 4}, doc: "unit quaternions (x, y, z, w), w >= 0"},
 		},
 		inputs:        []buffer{{name: "q", size: r.NQ, doc: "configuration"}},
-		inner:         "frame_poses_inner<T>",
 		temp:          temp,
 		algorithm:     "frame_poses",
 		shared:        "KinematicsState",

@@ -24,8 +24,6 @@ type entry struct {
 	inputs  []buffer
 	// gravity adds a grid::Vec3<T> gravity argument; frame an int frame index.
 	gravity, frame bool
-	// inner is the inner to call, with template arguments, e.g. "inverse_dynamics_inner<T, true>".
-	inner string
 	// temp is the inner's scratch size in elements.
 	temp int
 	// globalOutputs has the inner write the outputs straight to the caller's memory (global memory on the
@@ -53,18 +51,34 @@ func (e *entry) sharedType(typ string) string {
 	return fmt.Sprintf("algorithms::%s<Robot, %s>", e.shared, typ)
 }
 
-// emitTemplateInner writes the group-cooperative inner of a template entry: the template in GroupScope
-// with its cross-body state in s_temp (whose size the generator knows and the compiler checks).
+// emitTemplateInner writes the group-cooperative inner of a template entry, the template in GroupScope, and
+// the sizes and placements of its cross-body state (the scratch, whose size the generator knows and the
+// compiler checks): the inner takes TEMP_IN_SMEM and keeps its scratch in s_temp (shared memory) or in
+// d_workspace (global memory), the resource tiers (grid/launch.cuh) pick one per precision.
 func emitTemplateInner(w *writer, e *entry) {
 	up := e.upper()
 	w.line("constexpr int %s_INNER_TEMP = %d;", up, e.temp)
 	w.line("static_assert(sizeof(%s) == %s_INNER_TEMP * sizeof(float), \"%s scratch size\");", e.sharedType("float"), up, e.name)
+	w.line("/// Bytes of shared memory (s_temp) and of global memory (d_workspace) %s_inner<T, TEMP_IN_SMEM> needs per", e.name)
+	w.line("/// sample group for its scratch.")
+	w.line("template <typename T, bool TEMP_IN_SMEM = true>")
+	w.line("GLASS_HD constexpr size_t %s_INNER_SMEM_BYTES() { return TEMP_IN_SMEM ? size_t(%s_INNER_TEMP) * sizeof(T) : 0; }", up, up)
+	w.line("template <typename T, bool TEMP_IN_SMEM = true>")
+	w.line("GLASS_HD constexpr size_t %s_INNER_WORKSPACE_BYTES() { return TEMP_IN_SMEM ? 0 : size_t(%s_INNER_TEMP) * sizeof(T); }", up, up)
+	w.line("/// The placement resource tier TIER resolves to for this robot: the scratch in shared memory at TIER_SHARED,")
+	w.line("/// at TIER_LITE where the whole sample (its buffers and scratch) fits TIER_LITE_SMEM_BYTES, never at TIER_MINIMAL.")
+	w.line("template <typename T, int TIER>")
+	w.line("GLASS_HD constexpr bool %s_TEMP_IN_SMEM() {", up)
+	w.line("    static_assert(valid_tier(TIER), \"TIER is TIER_SHARED, TIER_LITE or TIER_MINIMAL\");")
+	w.line("    return TIER == TIER_SHARED || (TIER == TIER_LITE && size_t(%d) * sizeof(T) <= TIER_LITE_SMEM_BYTES);", e.smem())
+	w.line("}")
 	sdecl, scall := e.bufferParams("s_")
 	pdecl, pcall := e.params()
-	w.line("template <typename T>")
-	w.block(fmt.Sprintf("GLASS_DEVICE void %s_inner(%s)", e.name, strings.Join(append(append(sdecl, "T* s_temp"), pdecl...), ", ")), func() {
+	w.line("template <typename T, bool TEMP_IN_SMEM = true>")
+	w.block(fmt.Sprintf("GLASS_DEVICE void %s_inner(%s)", e.name, strings.Join(append(append(sdecl, "T* s_temp", "T* d_workspace"), pdecl...), ", ")), func() {
+		w.line("T* temp = TEMP_IN_SMEM ? s_temp : d_workspace;")
 		args := append([]string{"GroupScope{}"}, scall...)
-		args = append(args, fmt.Sprintf("*reinterpret_cast<%s*>(s_temp)", e.sharedType("T")))
+		args = append(args, fmt.Sprintf("*reinterpret_cast<%s*>(temp)", e.sharedType("T")))
 		w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(args, pcall...), ", "))
 	})
 	w.blank()
@@ -189,8 +203,14 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	pdecl, pcall := e.params()
 	_, scall := e.bufferParams("s_")
 
-	w.line("/// Shared memory, in bytes, that %s_device and %s_kernel need per block.", e.name, e.name)
-	w.line("template <typename T> constexpr size_t %s_DEVICE_SMEM_BYTES() { return size_t(%d) * sizeof(T); }", up, e.smem())
+	w.line("/// Shared and global memory, in bytes, that %s_device<T, TIER> needs per sample group (s_mem, d_workspace);", e.name)
+	w.line("/// %s_kernel runs at TIER_SHARED.", e.name)
+	w.line("template <typename T, int TIER = TIER_SHARED> GLASS_HD constexpr size_t %s_DEVICE_SMEM_BYTES() {", up)
+	w.line("    return size_t(%d) * sizeof(T) + %s_INNER_SMEM_BYTES<T, %s_TEMP_IN_SMEM<T, TIER>()>();", e.smem()-e.temp, up, up)
+	w.line("}")
+	w.line("template <typename T, int TIER = TIER_SHARED> GLASS_HD constexpr size_t %s_DEVICE_WORKSPACE_BYTES() {", up)
+	w.line("    return %s_INNER_WORKSPACE_BYTES<T, %s_TEMP_IN_SMEM<T, TIER>()>();", up, up)
+	w.line("}")
 	w.line("/// Dynamic shared memory, in bytes, of a %s_kernel block of the given shape.", e.name)
 	w.line("template <typename T> constexpr size_t %s_LAUNCH_SMEM_BYTES(LaunchShape shape) {", up)
 	w.line("    return size_t(shape.samples_per_block) * sample_stride(%d) * sizeof(T);", e.smem())
@@ -213,8 +233,10 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("/// copies the outputs back. s_mem holds %s_DEVICE_SMEM_BYTES<T>() bytes of shared memory.", up)
 	}
 	e.bufferDocs(w, "d_", "")
-	w.line("template <typename T>")
-	w.block(fmt.Sprintf("GLASS_DEVICE void %s_device(%s, T* s_mem)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+	w.line("/// At resource tier TIER the inner's scratch is in s_mem or in d_workspace (%s_DEVICE_WORKSPACE_BYTES<T, TIER>()", up)
+	w.line("/// bytes of global memory for this sample group alone; unused, and may be null, where that is 0).")
+	w.line("template <typename T, int TIER = TIER_SHARED>")
+	w.block(fmt.Sprintf("GLASS_DEVICE void %s_device(%s, T* s_mem, T* d_workspace = nullptr)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		off := 0
 		for _, b := range e.sharedBuffers() {
 			w.line("T* s_%s = s_mem + %d;", b.name, off)
@@ -230,7 +252,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 			w.line("block_copy(s_%s, d_%s, %d);", b.name, b.name, b.size)
 		}
 		w.sync()
-		w.line("%s(%s);", e.inner, strings.Join(append(append(scall, "s_temp"), pcall...), ", "))
+		w.line("%s_inner<T, %s_TEMP_IN_SMEM<T, TIER>()>(%s);", e.name, up, strings.Join(append(append(scall, "s_temp", "d_workspace"), pcall...), ", "))
 		w.sync()
 		if !e.globalOutputs {
 			for _, b := range e.outputs {

@@ -21,7 +21,6 @@ func emitMinv(g *gen) {
 		doc:       "Inverse joint-space inertia matrix M(q)⁻¹ (analytical algorithm, no factorisation), full and symmetric.",
 		outputs:   []buffer{{name: "Minv", size: nv * nv, shape: []int{nv, nv}, doc: "inverse mass matrix"}},
 		inputs:    []buffer{{name: "q", size: r.NQ, doc: "configuration"}},
-		inner:     "minv_inner<T>",
 		temp:      temp,
 		algorithm: "minv",
 		shared:    "MinvState",

@@ -32,7 +32,6 @@ func emitInverseDynamics(g *gen) {
 		inputs:  in[:1],
 	}} {
 		e.gravity = true
-		e.inner = e.name + "_inner<T>"
 		e.temp = temp
 		e.algorithm = e.name
 		e.shared = "RneaState"

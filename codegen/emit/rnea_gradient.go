@@ -31,7 +31,6 @@ func emitInverseDynamicsGradient(g *gen) {
 			{name: "qdd", size: nv, doc: "acceleration"},
 		},
 		gravity:   true,
-		inner:     "inverse_dynamics_gradient_inner<T>",
 		temp:      temp,
 		algorithm: "inverse_dynamics_gradient",
 		shared:    "RneaGradientState",

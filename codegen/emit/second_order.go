@@ -28,7 +28,6 @@ func emitSecondOrder(g *gen, name, doc, summary string, outputs []secondOrderOut
 		outputs:       outs,
 		inputs:        inputs,
 		gravity:       true,
-		inner:         name + "_inner<T>",
 		temp:          temp,
 		globalOutputs: true,
 		algorithm:     name,

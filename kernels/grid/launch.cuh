@@ -121,6 +121,18 @@ constexpr bool valid_launch_shape(LaunchShape s, int max_threads) {
     return g % 32 == 0 && s.samples_per_block <= 15;
 }
 
+// Resource tiers: how much of a block's resources an entry point may take, for a caller who runs it inside a
+// kernel of their own. TIER_SHARED keeps every buffer and the scratch in shared memory (fastest);
+// TIER_LITE keeps the scratch there only where the sample fits TIER_LITE_SMEM_BYTES; TIER_MINIMAL puts the
+// scratch in global memory (d_workspace) always. Each inner's <ALGO>_TEMP_IN_SMEM<T, TIER>() says which
+// placement a tier resolves to for the robot at hand.
+constexpr int TIER_SHARED = 0;
+constexpr int TIER_LITE = 1;
+constexpr int TIER_MINIMAL = 2;
+GLASS_HD constexpr bool valid_tier(int tier) { return tier == TIER_SHARED || tier == TIER_LITE || tier == TIER_MINIMAL; }
+// The shared memory a block gets without opting in to more: TIER_LITE's budget for one sample.
+constexpr size_t TIER_LITE_SMEM_BYTES = 48 * 1024;
+
 // Elements between consecutive samples' shared-memory slices: the per-sample need rounded up to an odd
 // count, so that one-thread groups reading the same offset of their slices hit distinct banks.
 GLASS_HD constexpr size_t sample_stride(size_t elements) { return elements | size_t(1); }
