@@ -19,6 +19,7 @@ import (
 // one with every joint kind (a larger floating-base robot's kernels take the compiler minutes; the GPU
 // equivalence check, tests/gpu/equivalence.sh, builds those).
 func TestCUDABuild(t *testing.T) {
+	t.Parallel()
 	nvcc := cudatools.NVCC(t)
 	for _, c := range []struct {
 		testrobots.Robot
@@ -50,6 +51,33 @@ func TestCUDABuild(t *testing.T) {
 				t.Logf("nvcc said:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestCUDABuildInlineExample compiles kernels/examples/inline_tiers.cu (an inline user's kernel at every
+// resource tier; codegen/emit's TestInlineTiersExample runs it on the host) for sm_90 against iiwa's header,
+// warnings as errors.
+func TestCUDABuildInlineExample(t *testing.T) {
+	t.Parallel()
+	nvcc := cudatools.NVCC(t)
+	r, err := model.Load(testrobots.Shared(t, "iiwa.urdf"), urdf.Options{}, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := emit.Generate(r, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "grid.cuh"), []byte(out.Header), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := testrobots.RepoRoot()
+	cmd := exec.Command(nvcc, "-arch=sm_90", "-std=c++17", "-O1", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror",
+		"-DGRID_SEPARATE_ENTRIES", "-I", filepath.Join(root, "kernels"), "-I", dir,
+		"-c", filepath.Join(root, "kernels", "examples", "inline_tiers.cu"), "-o", filepath.Join(dir, "inline_tiers.o"))
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvcc failed: %v\n%s", err, msg)
 	}
 }
 

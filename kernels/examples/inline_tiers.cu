@@ -1,0 +1,189 @@
+// An inline user's kernel at each resource tier: grid.cuh included in a kernel of one's own, which computes
+// forward dynamics and its first derivatives for every sample of a batch with aba_inner and
+// forward_dynamics_gradient_inner, its shared memory and global workspace sized from the inners' constants.
+// Build it against any robot's generated header (go tool mage gen URDF -out=DIR):
+//   nvcc -std=c++17 -arch=sm_90 -DGRID_SEPARATE_ENTRIES -I kernels -I DIR kernels/examples/inline_tiers.cu
+//   c++ -std=c++17 -x c++ -DGRID_SEPARATE_ENTRIES -I kernels -I DIR kernels/examples/inline_tiers.cu
+// (GRID_SEPARATE_ENTRIES: the header's own batched entry points are not compiled, only what this file uses).
+// On the host a sample group is one thread and the "kernel" a loop. It runs every tier on random states,
+// checks each against the one-thread entry points (aba_thread, forward_dynamics_gradient_thread) and prints
+// what each tier reserved; it exits non-zero on a mismatch, or where TIER_LITE or TIER_MINIMAL needs more
+// shared memory than TIER_LITE_SMEM_BYTES.
+#include "grid.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+using T = double;
+constexpr int NQ = grid::NQ, NV = grid::NV;
+
+// One sample's needs at tier TIER: its buffers in shared memory, and one scratch region that the two inners
+// use one after the other, in shared memory or in the workspace as the tier resolves each inner.
+template <int TIER>
+struct Budget {
+    static constexpr bool aba_in_smem = grid::ABA_TEMP_IN_SMEM<T, TIER>();
+    static constexpr bool fdg_in_smem = grid::FORWARD_DYNAMICS_GRADIENT_TEMP_IN_SMEM<T, TIER>();
+    static constexpr size_t buffer_elements = NQ + 3 * NV + 3 * NV * NV;  // q, qd, tau, qdd, ∂qdd/∂q, ∂qdd/∂qd, M⁻¹
+    static constexpr size_t smem_bytes =
+        buffer_elements * sizeof(T) + std::max(grid::ABA_INNER_SMEM_BYTES<T, aba_in_smem>(),
+                                               grid::FORWARD_DYNAMICS_GRADIENT_INNER_SMEM_BYTES<T, fdg_in_smem>());
+    static constexpr size_t workspace_bytes =
+        std::max(grid::ABA_INNER_WORKSPACE_BYTES<T, aba_in_smem>(),
+                 grid::FORWARD_DYNAMICS_GRADIENT_INNER_WORKSPACE_BYTES<T, fdg_in_smem>());
+};
+
+// One sample by the calling sample group: global memory in and out, s_mem shared, ws this group's workspace.
+template <int TIER>
+GLASS_DEVICE void dynamics_sample(T* d_qdd, T* d_dq, T* d_dqd, T* d_minv, const T* d_q, const T* d_qd, const T* d_tau,
+                                  T* s_mem, T* ws, grid::Vec3<T> gravity) {
+    T* s_q = s_mem;
+    T* s_qd = s_q + NQ;
+    T* s_tau = s_qd + NV;
+    T* s_qdd = s_tau + NV;
+    T* s_dq = s_qdd + NV;
+    T* s_dqd = s_dq + NV * NV;
+    T* s_minv = s_dqd + NV * NV;
+    T* s_temp = s_minv + NV * NV;
+    grid::block_copy(s_q, d_q, NQ);
+    grid::block_copy(s_qd, d_qd, NV);
+    grid::block_copy(s_tau, d_tau, NV);
+    grid::group_sync();
+    grid::aba_inner<T, Budget<TIER>::aba_in_smem>(s_qdd, s_q, s_qd, s_tau, s_temp, ws, gravity);
+    grid::group_sync();
+    grid::forward_dynamics_gradient_inner<T, Budget<TIER>::fdg_in_smem>(s_dq, s_dqd, s_minv, s_q, s_qd, s_tau, s_temp,
+                                                                          ws, gravity);
+    grid::group_sync();
+    grid::block_copy(d_qdd, s_qdd, NV);
+    grid::block_copy(d_dq, s_dq, NV * NV);
+    grid::block_copy(d_dqd, s_dqd, NV * NV);
+    grid::block_copy(d_minv, s_minv, NV * NV);
+    grid::group_sync();  // s_mem is reused by the next sample
+}
+
+// The batch's arrays: inputs, and outputs [qdd | ∂qdd/∂q | ∂qdd/∂qd | M⁻¹] per sample.
+struct Batch {
+    int n;
+    std::vector<T> q, qd, tau, out;
+    static constexpr size_t out_size = NV + 3 * NV * NV;
+};
+
+#if defined(__CUDACC__)
+template <int TIER>
+__global__ void dynamics_kernel(T* out, const T* q, const T* qd, const T* tau, T* workspace, grid::Vec3<T> gravity,
+                                int n) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    T* ws = workspace + size_t(blockIdx.x) * (Budget<TIER>::workspace_bytes / sizeof(T));
+    for (int k = blockIdx.x; k < n; k += gridDim.x) {
+        T* o = out + size_t(k) * Batch::out_size;
+        dynamics_sample<TIER>(o, o + NV, o + NV + NV * NV, o + NV + 2 * NV * NV, q + size_t(k) * NQ, qd + size_t(k) * NV,
+                              tau + size_t(k) * NV, reinterpret_cast<T*>(smem), ws, gravity);
+    }
+}
+
+static bool ok(cudaError_t err, const char* what) {
+    if (err != cudaSuccess) fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
+    return err == cudaSuccess;
+}
+
+template <int TIER>
+static bool run(Batch& b, grid::Vec3<T> gravity) {
+    const int blocks = std::min(b.n, 64), threads = 64;
+    T *q, *qd, *tau, *out, *ws = nullptr;
+    bool good = ok(cudaMalloc(&q, b.q.size() * sizeof(T)), "cudaMalloc") &&
+                ok(cudaMalloc(&qd, b.qd.size() * sizeof(T)), "cudaMalloc") &&
+                ok(cudaMalloc(&tau, b.tau.size() * sizeof(T)), "cudaMalloc") &&
+                ok(cudaMalloc(&out, b.out.size() * sizeof(T)), "cudaMalloc") &&
+                ok(cudaMalloc(&ws, std::max<size_t>(blocks * Budget<TIER>::workspace_bytes, 1)), "cudaMalloc");
+    good = good && ok(cudaMemcpy(q, b.q.data(), b.q.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
+           ok(cudaMemcpy(qd, b.qd.data(), b.qd.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
+           ok(cudaMemcpy(tau, b.tau.data(), b.tau.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
+           ok(cudaFuncSetAttribute(dynamics_kernel<TIER>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(Budget<TIER>::smem_bytes)),
+              "shared memory attribute");
+    if (good) {
+        dynamics_kernel<TIER><<<blocks, threads, Budget<TIER>::smem_bytes>>>(out, q, qd, tau, ws, gravity, b.n);
+        good = ok(cudaGetLastError(), "launch") && ok(cudaDeviceSynchronize(), "kernel") &&
+               ok(cudaMemcpy(b.out.data(), out, b.out.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    }
+    for (T* p : {q, qd, tau, out, ws}) cudaFree(p);
+    return good;
+}
+#else
+template <int TIER>
+static bool run(Batch& b, grid::Vec3<T> gravity) {
+    std::vector<T> smem(Budget<TIER>::smem_bytes / sizeof(T)), ws(Budget<TIER>::workspace_bytes / sizeof(T) + 1);
+    for (int k = 0; k < b.n; ++k) {
+        T* o = b.out.data() + size_t(k) * Batch::out_size;
+        dynamics_sample<TIER>(o, o + NV, o + NV + NV * NV, o + NV + 2 * NV * NV, b.q.data() + size_t(k) * NQ,
+                              b.qd.data() + size_t(k) * NV, b.tau.data() + size_t(k) * NV, smem.data(),
+                              Budget<TIER>::workspace_bytes ? ws.data() : nullptr, gravity);
+    }
+    return true;
+}
+#endif
+
+// Largest difference from the one-thread entry points, relative to each output's largest magnitude.
+static double compare(const Batch& b, grid::Vec3<T> gravity) {
+    double worst = 0;
+    std::vector<T> want(Batch::out_size);
+    for (int k = 0; k < b.n; ++k) {
+        const T* q = b.q.data() + size_t(k) * NQ;
+        const T* qd = b.qd.data() + size_t(k) * NV;
+        const T* tau = b.tau.data() + size_t(k) * NV;
+        grid::aba_thread<T>(want.data(), q, qd, tau, gravity);
+        grid::forward_dynamics_gradient_thread<T>(want.data() + NV, want.data() + NV + NV * NV,
+                                                  want.data() + NV + 2 * NV * NV, q, qd, tau, gravity);
+        const T* got = b.out.data() + size_t(k) * Batch::out_size;
+        for (size_t lo : {size_t(0), size_t(NV), size_t(NV + NV * NV), size_t(NV + 2 * NV * NV)}) {
+            const size_t hi = lo == 0 ? NV : lo + NV * NV;
+            double scale = 0, diff = 0;
+            for (size_t i = lo; i < hi; ++i) {
+                scale = std::max(scale, std::fabs(double(want[i])));
+                diff = std::max(diff, std::fabs(double(got[i] - want[i])));
+                if (!std::isfinite(double(got[i]))) diff = INFINITY;
+            }
+            worst = std::max(worst, scale > 0 ? diff / scale : diff);
+        }
+    }
+    return worst;
+}
+
+template <int TIER>
+static bool check(const char* name, Batch b, grid::Vec3<T> gravity) {
+    std::fill(b.out.begin(), b.out.end(), T(NAN));
+    if (!run<TIER>(b, gravity)) return false;
+    const double err = compare(b, gravity);
+    const bool fits = TIER == grid::TIER_SHARED || Budget<TIER>::smem_bytes <= grid::TIER_LITE_SMEM_BYTES;
+    printf("%-12s aba scratch in %-9s fdg scratch in %-9s shared %6zu B  workspace %6zu B per group  error %.2e%s\n",
+           name, Budget<TIER>::aba_in_smem ? "shared" : "workspace", Budget<TIER>::fdg_in_smem ? "shared" : "workspace",
+           Budget<TIER>::smem_bytes, Budget<TIER>::workspace_bytes, err, fits ? "" : "  OVER THE 48 KiB BUDGET");
+    return err < 1e-9 && fits;
+}
+
+int main() {
+    Batch b{200, {}, {}, {}, {}};
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    b.q.resize(size_t(b.n) * NQ);
+    b.qd.resize(size_t(b.n) * NV);
+    b.tau.resize(size_t(b.n) * NV);
+    b.out.resize(size_t(b.n) * Batch::out_size);
+    for (int k = 0; k < b.n; ++k) {
+        T* q = b.q.data() + size_t(k) * NQ;
+        for (int i = 0; i < NQ; ++i) q[i] = T(u(rng));
+        if (grid::FLOATING_BASE) {  // a unit quaternion (x, y, z, w) after the base position
+            const double n = std::sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+            for (int i = 3; i < 7; ++i) q[i] /= n;
+        }
+    }
+    for (T& x : b.qd) x = T(u(rng));
+    for (T& x : b.tau) x = T(u(rng));
+    const grid::Vec3<T> gravity{0, 0, -9.81};
+    const bool good = check<grid::TIER_SHARED>("TIER_SHARED", b, gravity) & check<grid::TIER_LITE>("TIER_LITE", b, gravity) &
+                      check<grid::TIER_MINIMAL>("TIER_MINIMAL", b, gravity);
+    printf("%s\n", good ? "all tiers agree with the one-thread entry points" : "FAILED");
+    return good ? 0 : 1;
+}
