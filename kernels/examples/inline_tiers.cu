@@ -7,8 +7,9 @@
 // (GRID_SEPARATE_ENTRIES: the header's own batched entry points are not compiled, only what this file uses).
 // On the host a sample group is one thread and the "kernel" a loop. It runs every tier on random states,
 // checks each against the one-thread entry points (aba_thread, forward_dynamics_gradient_thread) and prints
-// what each tier reserved; it exits non-zero on a mismatch, or where TIER_LITE or TIER_MINIMAL needs more
-// shared memory than TIER_LITE_SMEM_BYTES.
+// what each tier reserved; on the GPU it also launches the header's own aba_kernel<T, TIER> at each tier. It
+// exits non-zero on a mismatch, or where TIER_LITE or TIER_MINIMAL needs more shared memory than
+// TIER_LITE_SMEM_BYTES.
 #include "grid.cuh"
 
 #include <algorithm>
@@ -111,7 +112,63 @@ static bool run(Batch& b, grid::Vec3<T> gravity) {
     for (T* p : {q, qd, tau, out, ws}) cudaFree(p);
     return good;
 }
+
+// The next rung up: the header's own batched kernel at a tier, launched here with the shared memory and the
+// workspace its sizing constants ask for. Returns the largest error of qdd against aba_thread, or -1.
+template <int TIER>
+static double batched_aba_error(const Batch& b, grid::Vec3<T> gravity) {
+    const grid::LaunchShape shape{64, 1};
+    const size_t smem = grid::ABA_LAUNCH_SMEM_BYTES<T, TIER>(shape);
+    const size_t ws_bytes = grid::ABA_LAUNCH_WORKSPACE_BYTES<T, TIER>(b.n, shape);
+    std::vector<T> got(size_t(b.n) * NV, T(NAN));
+    T *q, *qd, *tau, *qdd, *ws = nullptr;
+    bool good = ok(cudaMalloc(&q, b.q.size() * sizeof(T)), "cudaMalloc") &&
+                ok(cudaMalloc(&qd, b.qd.size() * sizeof(T)), "cudaMalloc") &&
+                ok(cudaMalloc(&tau, b.tau.size() * sizeof(T)), "cudaMalloc") &&
+                ok(cudaMalloc(&qdd, got.size() * sizeof(T)), "cudaMalloc") &&
+                (ws_bytes == 0 || ok(cudaMalloc(&ws, ws_bytes), "cudaMalloc"));
+    good = good && ok(cudaMemcpy(q, b.q.data(), b.q.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
+           ok(cudaMemcpy(qd, b.qd.data(), b.qd.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
+           ok(cudaMemcpy(tau, b.tau.data(), b.tau.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
+           ok(cudaFuncSetAttribute(grid::aba_kernel<T, TIER>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+              "shared memory attribute");
+    if (good) {
+        const dim3 block(unsigned(shape.threads_per_sample), unsigned(shape.samples_per_block));
+        grid::aba_kernel<T, TIER><<<grid::launch_blocks(b.n, shape.samples_per_block), block, smem>>>(qdd, q, qd, tau, gravity,
+                                                                                                     b.n, ws);
+        good = ok(cudaGetLastError(), "launch") && ok(cudaDeviceSynchronize(), "kernel") &&
+               ok(cudaMemcpy(got.data(), qdd, got.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    }
+    for (T* p : {q, qd, tau, qdd, ws}) cudaFree(p);
+    if (!good) return -1;
+    double worst = 0;
+    T want[NV];
+    for (int k = 0; k < b.n; ++k) {
+        grid::aba_thread<T>(want, b.q.data() + size_t(k) * NQ, b.qd.data() + size_t(k) * NV, b.tau.data() + size_t(k) * NV,
+                            gravity);
+        double scale = 0, diff = 0;
+        for (int i = 0; i < NV; ++i) {
+            scale = std::max(scale, std::fabs(double(want[i])));
+            const double d = std::fabs(double(got[size_t(k) * NV + i] - want[i]));
+            diff = std::isfinite(d) ? std::max(diff, d) : INFINITY;
+        }
+        worst = std::max(worst, scale > 0 ? diff / scale : diff);
+    }
+    printf("aba_kernel<double, %d> shape 64x1: shared %zu B per block, workspace %zu B, error %.2e\n", TIER, smem, ws_bytes,
+           worst);
+    return worst;
+}
+
+static bool batched_tiers(const Batch& b, grid::Vec3<T> gravity) {
+    bool good = true;
+    for (double e : {batched_aba_error<grid::TIER_SHARED>(b, gravity), batched_aba_error<grid::TIER_LITE>(b, gravity),
+                     batched_aba_error<grid::TIER_MINIMAL>(b, gravity)})
+        good = good && e >= 0 && e < 1e-9;
+    return good;
+}
 #else
+static bool batched_tiers(const Batch&, grid::Vec3<T>) { return true; }  // the batched kernels are CUDA's
+
 template <int TIER>
 static bool run(Batch& b, grid::Vec3<T> gravity) {
     std::vector<T> smem(Budget<TIER>::smem_bytes / sizeof(T)), ws(Budget<TIER>::workspace_bytes / sizeof(T) + 1);
@@ -183,7 +240,7 @@ int main() {
     for (T& x : b.tau) x = T(u(rng));
     const grid::Vec3<T> gravity{0, 0, -9.81};
     const bool good = check<grid::TIER_SHARED>("TIER_SHARED", b, gravity) & check<grid::TIER_LITE>("TIER_LITE", b, gravity) &
-                      check<grid::TIER_MINIMAL>("TIER_MINIMAL", b, gravity);
+                      check<grid::TIER_MINIMAL>("TIER_MINIMAL", b, gravity) & batched_tiers(b, gravity);
     printf("%s\n", good ? "all tiers agree with the one-thread entry points" : "FAILED");
     return good ? 0 : 1;
 }

@@ -133,6 +133,15 @@ GLASS_HD constexpr bool valid_tier(int tier) { return tier == TIER_SHARED || tie
 // The shared memory a block gets without opting in to more: TIER_LITE's budget for one sample.
 constexpr size_t TIER_LITE_SMEM_BYTES = 48 * 1024;
 
+// A group kernel's __launch_bounds__ at a tier, from its TIER_SHARED bound: looser bounds let a caller launch
+// larger blocks, and make the compiler budget fewer registers per thread (TIER_LITE twice the threads, at most
+// 768; TIER_MINIMAL the hardware's 1024).
+GLASS_HD constexpr int tier_max_threads(int tier, int shared_bound) {
+    return tier == TIER_SHARED ? shared_bound
+           : tier == TIER_LITE ? (2 * shared_bound < 768 ? 2 * shared_bound : 768)
+                               : 1024;
+}
+
 // Elements between consecutive samples' shared-memory slices: the per-sample need rounded up to an odd
 // count, so that one-thread groups reading the same offset of their slices hit distinct banks.
 GLASS_HD constexpr size_t sample_stride(size_t elements) { return elements | size_t(1); }
