@@ -135,11 +135,10 @@ constexpr size_t TIER_LITE_SMEM_BYTES = 48 * 1024;
 
 // A group kernel's __launch_bounds__ at a tier, from its TIER_SHARED bound: looser bounds let a caller launch
 // larger blocks, and make the compiler budget fewer registers per thread (TIER_LITE twice the threads, at most
-// 768; TIER_MINIMAL the hardware's 1024).
+// 768 unless the shared bound is already higher; TIER_MINIMAL the hardware's 1024).
 GLASS_HD constexpr int tier_max_threads(int tier, int shared_bound) {
-    return tier == TIER_SHARED ? shared_bound
-           : tier == TIER_LITE ? (2 * shared_bound < 768 ? 2 * shared_bound : 768)
-                               : 1024;
+    const int lite = 2 * shared_bound < 768 ? 2 * shared_bound : 768;
+    return tier == TIER_SHARED ? shared_bound : tier == TIER_LITE ? (lite > shared_bound ? lite : shared_bound) : 1024;
 }
 
 // Elements between consecutive samples' shared-memory slices: the per-sample need rounded up to an odd
