@@ -1,12 +1,12 @@
 package emit_test
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/grid-rbd/grid-rbd/codegen/build"
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
@@ -37,12 +37,8 @@ func TestInlineTiersExample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := emit.Generate(r, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "grid.cuh"), []byte(out.Header), 0o644); err != nil {
+			if _, err := build.Generate(r, dir, emit.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			root := testrobots.RepoRoot()

@@ -166,7 +166,7 @@ struct Sweep {
     }
     std::vector<int> batches = BATCHES;
     int back_to_back = 1;  // launches between one pair of events; the time reported is per launch
-    bool graph = false;    // the back_to_back launches captured once per cell in a CUDA graph, replayed
+    bool graphs = false;  // GRID_SWEEP_GRAPH: the back_to_back launches captured once per cell, replayed
     cudaGraphExec_t exec = nullptr;
     // Captures back_to_back launches (input sets rotating) into exec; the cell's timings replay it.
     template <typename Launch>
@@ -187,18 +187,18 @@ struct Sweep {
     // set on), divided by their number. One launch per pair includes the host's submission latency; a stream
     // of them measures what the GPU spends per kernel when launches queue (a jitted loop), and a CUDA graph
     // replay what it spends when the host is out of the way (a captured jax.jit program).
+    // replay: launch exec (captured by capture()) instead of the launches themselves.
     template <typename Launch>
-    double time_once(Launch& launch, int set, int n, grid::LaunchShape shape, cudaError_t* err) {
+    double time_once(Launch& launch, int set, int n, grid::LaunchShape shape, cudaError_t* err, bool replay) {
         check(cudaEventRecord(start, stream), "record");
-        if (graph) *err = cudaGraphLaunch(exec, stream);
-        for (int k = 0; !graph && k < back_to_back && *err == cudaSuccess; ++k) *err = launch((set + k) % INPUT_SETS, n, shape);
+        if (replay) *err = cudaGraphLaunch(exec, stream);
+        for (int k = 0; !replay && k < back_to_back && *err == cudaSuccess; ++k) *err = launch((set + k) % INPUT_SETS, n, shape);
         check(cudaEventRecord(stop, stream), "record");
         check(cudaEventSynchronize(stop), "synchronize");
         float ms = 0;
         check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
         return ms * 1e3 / back_to_back;
     }
-    bool graphs = false;  // GRID_SWEEP_GRAPH
     template <typename T, typename Launch>
     void run(const char* algo, int max_threads, Launch launch) {
         const char* precision = sizeof(T) == 8 ? "double" : "float";
@@ -212,11 +212,10 @@ struct Sweep {
                 else snprintf(name, sizeof name, "%dx%d", shape.threads_per_sample, shape.samples_per_block);
                 cudaError_t err = cudaSuccess;
                 double first = 0;
-                graph = false;  // the warm-up launches directly: it loads the module and sets the attributes
-                for (int w = 0; w < INPUT_SETS && err == cudaSuccess; ++w) first = time_once(launch, w, n, shape, &err);
-                graph = graphs;
-                if (graph && err == cudaSuccess) err = capture(launch, n, shape);
-                if (graph && err == cudaSuccess) first = time_once(launch, 0, n, shape, &err);
+                // the warm-up launches directly: it loads the module and sets the attributes
+                for (int w = 0; w < INPUT_SETS && err == cudaSuccess; ++w) first = time_once(launch, w, n, shape, &err, false);
+                if (graphs && err == cudaSuccess) err = capture(launch, n, shape);
+                if (graphs && err == cudaSuccess) first = time_once(launch, 0, n, shape, &err, true);
                 if (err == cudaSuccess) err = cudaDeviceSynchronize();
                 if (err != cudaSuccess) {
                     printf("%s %s %s %d %s %d missing %s\n", ROBOT, algo, precision, max_threads, name, n, cudaGetErrorName(err));
@@ -227,7 +226,7 @@ struct Sweep {
                     std::max(5, std::min(30, int(CELL_SECONDS * 1e6 / std::max(first * back_to_back, 1.0))));
                 std::vector<double> us;
                 for (int r = 0; r < reps && err == cudaSuccess; ++r)
-                    us.push_back(time_once(launch, r % INPUT_SETS, n, shape, &err));
+                    us.push_back(time_once(launch, r % INPUT_SETS, n, shape, &err, graphs));
                 check(err, algo);
                 std::sort(us.begin(), us.end());
                 printf("%s %s %s %d %s %d %.3f %.3f %d\n", ROBOT, algo, precision, max_threads, name, n, us[us.size() / 2],
@@ -255,12 +254,10 @@ static void print_launch_floor(Sweep& s) {
     };
     std::vector<double> us;
     cudaError_t err = cudaSuccess;
-    s.graph = false;
-    s.time_once(launch, 0, 1, grid::BAKED_LAUNCH_SHAPE, &err);  // loads the module
-    s.graph = s.graphs;
-    if (s.graph) check(s.capture(launch, 1, grid::BAKED_LAUNCH_SHAPE), "capture");
+    s.time_once(launch, 0, 1, grid::BAKED_LAUNCH_SHAPE, &err, false);  // loads the module
+    if (s.graphs) check(s.capture(launch, 1, grid::BAKED_LAUNCH_SHAPE), "capture");
     for (int r = 0; r < 210; ++r) {
-        const double t = s.time_once(launch, 0, 1, grid::BAKED_LAUNCH_SHAPE, &err);
+        const double t = s.time_once(launch, 0, 1, grid::BAKED_LAUNCH_SHAPE, &err, s.graphs);
         check(err, "empty kernel");
         if (r >= 10) us.push_back(t);  // the first launches load the module
     }

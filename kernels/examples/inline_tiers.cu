@@ -71,6 +71,18 @@ struct Batch {
     static constexpr size_t out_size = NV + 3 * NV * NV;
 };
 
+// Largest difference of got from want (n values), relative to want's largest magnitude; infinite where got is
+// not finite.
+static double relative_error(const T* got, const T* want, int n) {
+    double scale = 0, diff = 0;
+    for (int i = 0; i < n; ++i) {
+        scale = std::max(scale, std::fabs(double(want[i])));
+        const double d = std::fabs(double(got[i] - want[i]));
+        diff = std::isfinite(d) ? std::max(diff, d) : INFINITY;
+    }
+    return scale > 0 ? diff / scale : diff;
+}
+
 #if defined(__CUDACC__)
 template <int TIER>
 __global__ void dynamics_kernel(T* out, const T* q, const T* qd, const T* tau, T* workspace, grid::Vec3<T> gravity,
@@ -84,33 +96,35 @@ __global__ void dynamics_kernel(T* out, const T* q, const T* qd, const T* tau, T
     }
 }
 
-static bool ok(cudaError_t err, const char* what) {
-    if (err != cudaSuccess) fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
-    return err == cudaSuccess;
+static bool ok(grid::Status s, const char* what) {
+    if (!s.is_ok()) fprintf(stderr, "%s: %s\n", what, s.message);
+    return s.is_ok();
 }
+static bool ok(cudaError_t err, const char* what) { return ok(grid::Status::from(err), what); }
+
+// The batch's inputs on the device (grid::DeviceBuffers frees them), in q, qd, tau.
+struct DeviceInputs {
+    grid::DeviceBuffers<T> buf;
+    T *q, *qd, *tau;
+    explicit DeviceInputs(const Batch& b)
+        : q(buf.upload(b.q.data(), b.q.size())), qd(buf.upload(b.qd.data(), b.qd.size())),
+          tau(buf.upload(b.tau.data(), b.tau.size())) {}
+};
 
 template <int TIER>
 static bool run(Batch& b, grid::Vec3<T> gravity) {
     const int blocks = std::min(b.n, 64), threads = 64;
-    T *q, *qd, *tau, *out, *ws = nullptr;
-    bool good = ok(cudaMalloc(&q, b.q.size() * sizeof(T)), "cudaMalloc") &&
-                ok(cudaMalloc(&qd, b.qd.size() * sizeof(T)), "cudaMalloc") &&
-                ok(cudaMalloc(&tau, b.tau.size() * sizeof(T)), "cudaMalloc") &&
-                ok(cudaMalloc(&out, b.out.size() * sizeof(T)), "cudaMalloc") &&
-                ok(cudaMalloc(&ws, std::max<size_t>(blocks * Budget<TIER>::workspace_bytes, 1)), "cudaMalloc");
-    good = good && ok(cudaMemcpy(q, b.q.data(), b.q.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
-           ok(cudaMemcpy(qd, b.qd.data(), b.qd.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
-           ok(cudaMemcpy(tau, b.tau.data(), b.tau.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
-           ok(cudaFuncSetAttribute(dynamics_kernel<TIER>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   int(Budget<TIER>::smem_bytes)),
-              "shared memory attribute");
-    if (good) {
-        dynamics_kernel<TIER><<<blocks, threads, Budget<TIER>::smem_bytes>>>(out, q, qd, tau, ws, gravity, b.n);
-        good = ok(cudaGetLastError(), "launch") && ok(cudaDeviceSynchronize(), "kernel") &&
-               ok(cudaMemcpy(b.out.data(), out, b.out.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
-    }
-    for (T* p : {q, qd, tau, out, ws}) cudaFree(p);
-    return good;
+    DeviceInputs in(b);
+    T* out = in.buf.alloc(b.out.size());
+    T* ws = in.buf.alloc(blocks * Budget<TIER>::workspace_bytes / sizeof(T));
+    if (!ok(in.buf.status(), "device buffers") ||
+        !ok(cudaFuncSetAttribute(dynamics_kernel<TIER>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(Budget<TIER>::smem_bytes)),
+            "shared memory attribute"))
+        return false;
+    dynamics_kernel<TIER><<<blocks, threads, Budget<TIER>::smem_bytes>>>(out, in.q, in.qd, in.tau, ws, gravity, b.n);
+    return ok(cudaGetLastError(), "launch") && ok(cudaDeviceSynchronize(), "kernel") &&
+           ok(cudaMemcpy(b.out.data(), out, b.out.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
 }
 
 // The next rung up: the header's own batched kernel at a tier, launched here with the shared memory and the
@@ -121,38 +135,25 @@ static double batched_aba_error(const Batch& b, grid::Vec3<T> gravity) {
     const size_t smem = grid::ABA_LAUNCH_SMEM_BYTES<T, TIER>(shape);
     const size_t ws_bytes = grid::ABA_LAUNCH_WORKSPACE_BYTES<T, TIER>(b.n, shape);
     std::vector<T> got(size_t(b.n) * NV, T(NAN));
-    T *q, *qd, *tau, *qdd, *ws = nullptr;
-    bool good = ok(cudaMalloc(&q, b.q.size() * sizeof(T)), "cudaMalloc") &&
-                ok(cudaMalloc(&qd, b.qd.size() * sizeof(T)), "cudaMalloc") &&
-                ok(cudaMalloc(&tau, b.tau.size() * sizeof(T)), "cudaMalloc") &&
-                ok(cudaMalloc(&qdd, got.size() * sizeof(T)), "cudaMalloc") &&
-                (ws_bytes == 0 || ok(cudaMalloc(&ws, ws_bytes), "cudaMalloc"));
-    good = good && ok(cudaMemcpy(q, b.q.data(), b.q.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
-           ok(cudaMemcpy(qd, b.qd.data(), b.qd.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
-           ok(cudaMemcpy(tau, b.tau.data(), b.tau.size() * sizeof(T), cudaMemcpyHostToDevice), "upload") &&
-           ok(cudaFuncSetAttribute(grid::aba_kernel<T, TIER>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
-              "shared memory attribute");
-    if (good) {
-        const dim3 block(unsigned(shape.threads_per_sample), unsigned(shape.samples_per_block));
-        grid::aba_kernel<T, TIER><<<grid::launch_blocks(b.n, shape.samples_per_block), block, smem>>>(qdd, q, qd, tau, gravity,
-                                                                                                     b.n, ws);
-        good = ok(cudaGetLastError(), "launch") && ok(cudaDeviceSynchronize(), "kernel") &&
-               ok(cudaMemcpy(got.data(), qdd, got.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
-    }
-    for (T* p : {q, qd, tau, qdd, ws}) cudaFree(p);
-    if (!good) return -1;
+    DeviceInputs in(b);
+    T* qdd = in.buf.alloc(got.size());
+    T* ws = in.buf.alloc(ws_bytes / sizeof(T));
+    if (!ok(in.buf.status(), "device buffers") ||
+        !ok(cudaFuncSetAttribute(grid::aba_kernel<T, TIER>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+            "shared memory attribute"))
+        return -1;
+    const dim3 block(unsigned(shape.threads_per_sample), unsigned(shape.samples_per_block));
+    grid::aba_kernel<T, TIER><<<grid::launch_blocks(b.n, shape.samples_per_block), block, smem>>>(qdd, in.q, in.qd, in.tau,
+                                                                                                 gravity, b.n, ws);
+    if (!ok(cudaGetLastError(), "launch") || !ok(cudaDeviceSynchronize(), "kernel") ||
+        !ok(cudaMemcpy(got.data(), qdd, got.size() * sizeof(T), cudaMemcpyDeviceToHost), "download"))
+        return -1;
     double worst = 0;
     T want[NV];
     for (int k = 0; k < b.n; ++k) {
         grid::aba_thread<T>(want, b.q.data() + size_t(k) * NQ, b.qd.data() + size_t(k) * NV, b.tau.data() + size_t(k) * NV,
                             gravity);
-        double scale = 0, diff = 0;
-        for (int i = 0; i < NV; ++i) {
-            scale = std::max(scale, std::fabs(double(want[i])));
-            const double d = std::fabs(double(got[size_t(k) * NV + i] - want[i]));
-            diff = std::isfinite(d) ? std::max(diff, d) : INFINITY;
-        }
-        worst = std::max(worst, scale > 0 ? diff / scale : diff);
+        worst = std::max(worst, relative_error(got.data() + size_t(k) * NV, want, NV));
     }
     printf("aba_kernel<double, %d> shape 64x1: shared %zu B per block, workspace %zu B, error %.2e\n", TIER, smem, ws_bytes,
            worst);
@@ -194,16 +195,8 @@ static double compare(const Batch& b, grid::Vec3<T> gravity) {
         grid::forward_dynamics_gradient_thread<T>(want.data() + NV, want.data() + NV + NV * NV,
                                                   want.data() + NV + 2 * NV * NV, q, qd, tau, gravity);
         const T* got = b.out.data() + size_t(k) * Batch::out_size;
-        for (size_t lo : {size_t(0), size_t(NV), size_t(NV + NV * NV), size_t(NV + 2 * NV * NV)}) {
-            const size_t hi = lo == 0 ? NV : lo + NV * NV;
-            double scale = 0, diff = 0;
-            for (size_t i = lo; i < hi; ++i) {
-                scale = std::max(scale, std::fabs(double(want[i])));
-                diff = std::max(diff, std::fabs(double(got[i] - want[i])));
-                if (!std::isfinite(double(got[i]))) diff = INFINITY;
-            }
-            worst = std::max(worst, scale > 0 ? diff / scale : diff);
-        }
+        for (int lo : {0, NV, NV + NV * NV, NV + 2 * NV * NV})  // qdd, then the three NV × NV outputs
+            worst = std::max(worst, relative_error(got + lo, want.data() + lo, lo == 0 ? NV : NV * NV));
     }
     return worst;
 }

@@ -86,11 +86,8 @@ GLASS_HD void forward_dynamics_gradient_by_directions(const S& scope, T* dqdd_dq
         T col[NV];
         inverse_dynamics_direction<R>(col, item, q, qd, qdd, gravity);
         T* out = item < NV ? dqdd_dq : dqdd_dqd;
-        for (int r = 0; r < NV; ++r) {
-            T s = T(0);
-            for (int k = 0; k < NV; ++k) s += minv_own[r * NV + k] * col[k];
-            out[r * NV + item % NV] = -s;
-        }
+        for (int k = 0; k < NV; ++k) out[k * NV + item % NV] = col[k];
+        fd_gradient_solve_column<R>(out, minv_own, item % NV);
     });
     for_each_item<NV * NV>(scope, [&](int k) { Minv[k] = minv_own[k]; });
     for_each_item<NV>(scope, [&](int k) { qdd_out[k] = qdd[k]; });
