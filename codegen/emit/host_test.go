@@ -24,8 +24,8 @@ import (
 // testGravity is deliberately not along -z, so that axis or sign mistakes in gravity show.
 var testGravity = spatial.Vec3{0.3, -0.2, -9.81}
 
-// groupChecked are the entry points whose sample-group code is not the one-thread code (a group of at most
-// one warp differentiates by directions, algorithms/directions.cuh; fdsva_so starts from forward dynamics'
+// groupChecked are the entry points whose sample-group code is not the one-thread code (a small group
+// differentiates by directions, algorithms/directions.cuh; fdsva_so starts from forward dynamics'
 // derivatives): the driver also runs their inner in a sample group (one thread on the host), its scratch in
 // the global workspace (TEMP_IN_SMEM = false, s_temp null), and the checks name its results
 // "<entry point> (group)".

@@ -4,7 +4,9 @@
 // analytical recursions (a dual-number run of inverse dynamics per direction, 2·NV of them, against one
 // O(NB·depth) pass), so it serves latency: groups of at most one warp, where the analytical recursions would
 // run a BFS level's bodies on lanes of one warp one after another, and which a batch of a few samples
-// launches. The second-order algorithms seed their directions the same way.
+// launches. Forward dynamics is differentiated the same way, a dual-number run of the articulated-body
+// algorithm per direction of q, qd or τ (fd_gradient.cuh). The second-order algorithms seed their directions
+// the same way.
 #pragma once
 
 #include "glass/quaternion.cuh"
@@ -23,10 +25,12 @@ namespace algorithms {
 template <class R, class S>
 constexpr bool directions_capable = S::cooperative && !rolled_v<R>;
 
-// ... and whether it does: a group of at most one warp.
+// ... and whether it does for an algorithm of `directions` tangent directions: a group of at most one warp, or
+// one with fewer than two threads per direction (the launch table picks such a shape where one sample's
+// latency matters; a larger group runs the level-parallel recursions).
 template <class S>
-GLASS_HD bool directions_group(const S& scope) {
-    return scope.size() <= 32;
+GLASS_HD bool directions_group(const S& scope, int directions) {
+    return scope.size() <= 32 || int(scope.size()) < 2 * directions;
 }
 
 // Dual-number copies of (q, qd, x) with tangent direction b of q seeded (along_q) or velocity coordinate b.

@@ -66,31 +66,41 @@ inline void fd_gradient_solve_blocked(T* d, const T* Minv) {
 }
 #endif
 
-// forward_dynamics_gradient by directions (directions_capable, directions_group): every thread forms qdd and M⁻¹ itself (the
-// same instructions on the same inputs, so no thread waits for another and nothing crosses threads), then the
-// columns −M⁻¹·∂τ of its own directions. qdd_out (NV) receives qdd.
+// Column item of [∂qdd/∂q | ∂qdd/∂qd | ∂qdd/∂τ] at (q, qd, τ) into col (NV), and qdd itself into qdd (NV), by one
+// dual-number run of the articulated-body algorithm: item < NV is tangent direction item of q, then the
+// velocity coordinates, then the efforts (whose column is one of M⁻¹).
+template <class R, typename T>
+GLASS_HD void forward_dynamics_direction(T* col, T* qdd, int item, const T* q, const T* qd, const T* tau,
+                                         Vec3<T> gravity) {
+    const int along = item / R::NV, b = item % R::NV;  // 0: q, 1: qd, 2: τ
+    Dual<T> dq[R::NQ], dqd[R::NV], dtau[R::NV], dqdd[R::NV];
+    seed_direction<R>(dq, dqd, dtau, q, qd, tau, along == 0, b);
+    if (along == 2) {
+        dqd[b].d = T(0);
+        dtau[b].d = T(1);
+    }
+    AbaState<R, Dual<T>> st;
+    aba<R>(ThreadScope{}, dqdd, dq, dqd, dtau, st, dual_gravity(gravity));
+    for (int k = 0; k < R::NV; ++k) {
+        col[k] = dqdd[k].d;
+        qdd[k] = dqdd[k].v;
+    }
+}
+
+// forward_dynamics_gradient by directions (directions_capable, directions_group): one dual-number ABA per
+// column of the three outputs, no thread waiting for another. qdd_out (NV) receives qdd.
 template <class R, typename T, class S>
 GLASS_HD void forward_dynamics_gradient_by_directions(const S& scope, T* dqdd_dq, T* dqdd_dqd, T* Minv, T* qdd_out,
                                                       const T* q, const T* qd, const T* tau, Vec3<T> gravity) {
     constexpr int NV = R::NV;
-    T qdd[NV], minv_own[NV * NV];
-    {
-        AbaState<R, T> st;
-        aba<R>(ThreadScope{}, qdd, q, qd, tau, st, gravity);
-    }
-    {
-        MinvState<R, T> st;
-        minv<R>(ThreadScope{}, minv_own, q, st);
-    }
-    for_each_item<2 * NV>(scope, [&](int item) {
-        T col[NV];
-        inverse_dynamics_direction<R>(col, item, q, qd, qdd, gravity);
-        T* out = item < NV ? dqdd_dq : dqdd_dqd;
+    for_each_item<3 * NV>(scope, [&](int item) {
+        T col[NV], qdd[NV];
+        forward_dynamics_direction<R>(col, qdd, item, q, qd, tau, gravity);
+        T* out = item < NV ? dqdd_dq : item < 2 * NV ? dqdd_dqd : Minv;
         for (int k = 0; k < NV; ++k) out[k * NV + item % NV] = col[k];
-        fd_gradient_solve_column<R>(out, minv_own, item % NV);
+        if (item == 0)
+            for (int k = 0; k < NV; ++k) qdd_out[k] = qdd[k];
     });
-    for_each_item<NV * NV>(scope, [&](int k) { Minv[k] = minv_own[k]; });
-    for_each_item<NV>(scope, [&](int k) { qdd_out[k] = qdd[k]; });
     scope.sync();
 }
 
@@ -100,7 +110,7 @@ template <class R, typename T, class S>
 GLASS_HD void forward_dynamics_gradient(const S& scope, T* dqdd_dq, T* dqdd_dqd, T* Minv, const T* q, const T* qd,
                                         const T* tau, FdGradientState<R, T>& st, Vec3<T> gravity) {
     if constexpr (directions_capable<R, S>) {
-        if (directions_group(scope)) {  // a group of at most one warp: a direction per thread
+        if (directions_group(scope, 3 * R::NV)) {  // a direction per thread
             forward_dynamics_gradient_by_directions<R>(scope, dqdd_dq, dqdd_dqd, Minv, st.qdd, q, qd, tau, gravity);
             return;
         }

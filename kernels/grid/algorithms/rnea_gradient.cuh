@@ -48,7 +48,7 @@ template <class R, typename T, class S, class OutQ, class OutQD>
 GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau_dqd, const T* q, const T* qd,
                                         const T* qdd, RneaGradientState<R, T>& st, Vec3<T> gravity) {
     if constexpr (directions_capable<R, S> && std::is_same_v<OutQ, T*> && std::is_same_v<OutQD, T*>) {
-        if (directions_group(scope)) {  // a group of at most one warp: a direction per thread
+        if (directions_group(scope, 2 * R::NV)) {  // a direction per thread
             inverse_dynamics_gradient_by_directions<R>(scope, dtau_dq, dtau_dqd, q, qd, qdd, gravity);
             return;
         }
