@@ -1,11 +1,13 @@
 package emit_test
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/grid-rbd/grid-rbd/codegen/build"
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
@@ -16,8 +18,10 @@ import (
 // TestInlineTiersExample builds kernels/examples/inline_tiers.cu (an inline user's kernel running aba_inner
 // and forward_dynamics_gradient_inner at every resource tier) for the host against a robot's header and runs
 // it: every tier must agree with the one-thread entry points, and TIER_LITE and TIER_MINIMAL must fit the
-// 48 KiB budget; g1_29dof's ∇FD scratch leaves shared memory at TIER_LITE in double. The example instantiates
-// two entry points only, so even g1_29dof builds in seconds.
+// 48 KiB budget. ∇FD's spill level at TIER_LITE follows the robot's size in double: none for the small robots,
+// the scratch in the workspace for g1_29dof, the outputs in global memory too for h1_2; TIER_MINIMAL is
+// level 2 for every robot. The example instantiates
+// two entry points only, so even the humanoids build in seconds.
 func TestInlineTiersExample(t *testing.T) {
 	if _, err := exec.LookPath("c++"); err != nil {
 		t.Fatal("a C++17 compiler (c++) is needed for the host build tests")
@@ -25,11 +29,12 @@ func TestInlineTiersExample(t *testing.T) {
 	for _, c := range []struct {
 		name, file string
 		floating   bool
-		wantSpill  bool // TIER_LITE moves the ∇FD scratch to the workspace
+		liteLevel  int // ∇FD's spill level at TIER_LITE
 	}{
-		{name: "iiwa", file: "iiwa.urdf"},
-		{name: "go2", file: "go2.urdf", floating: true},
-		{name: "g1_29dof", file: "g1_29dof.urdf", floating: true, wantSpill: true},
+		{name: "iiwa", file: "iiwa.urdf", liteLevel: 0},
+		{name: "go2", file: "go2.urdf", floating: true, liteLevel: 0},
+		{name: "g1_29dof", file: "g1_29dof.urdf", floating: true, liteLevel: 1},
+		{name: "h1_2", file: "h1_2.urdf", floating: true, liteLevel: 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -56,14 +61,17 @@ func TestInlineTiersExample(t *testing.T) {
 			if !strings.Contains(text, "all tiers agree") {
 				t.Fatalf("unexpected output:\n%s", text)
 			}
-			lite := ""
+			levels := map[string]int{}
 			for _, l := range strings.Split(text, "\n") {
-				if strings.HasPrefix(l, "TIER_LITE") {
-					lite = l
+				var tier string
+				var aba, fdg int
+				if _, err := fmt.Sscanf(l, "%s spill levels aba %d fdg %d", &tier, &aba, &fdg); err == nil {
+					levels[tier] = fdg
 				}
 			}
-			if spilled := strings.Contains(lite, "fdg scratch in workspace"); spilled != c.wantSpill {
-				t.Errorf("TIER_LITE ∇FD scratch in the workspace: %v, want %v\n%s", spilled, c.wantSpill, text)
+			want := map[string]int{"TIER_SHARED": 0, "TIER_LITE": c.liteLevel, "TIER_MINIMAL": 2}
+			if d := cmp.Diff(want, levels); d != "" {
+				t.Errorf("∇FD spill level per tier (-want +got):\n%s\n%s", d, text)
 			}
 			t.Logf("%s:\n%s", c.name, text)
 		})

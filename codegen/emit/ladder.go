@@ -65,13 +65,27 @@ func emitTemplateInner(w *writer, e *entry) {
 	w.line("GLASS_HD constexpr size_t %s_INNER_SMEM_BYTES() { return TEMP_IN_SMEM ? size_t(%s_INNER_TEMP) * sizeof(T) : 0; }", up, up)
 	w.line("template <typename T, bool TEMP_IN_SMEM = true>")
 	w.line("GLASS_HD constexpr size_t %s_INNER_WORKSPACE_BYTES() { return TEMP_IN_SMEM ? 0 : size_t(%s_INNER_TEMP) * sizeof(T); }", up, up)
-	w.line("/// The placement resource tier TIER resolves to for this robot: the scratch in shared memory at TIER_SHARED,")
-	w.line("/// at TIER_LITE where the whole sample (its buffers and scratch) fits TIER_LITE_SMEM_BYTES, never at TIER_MINIMAL.")
+	w.line("/// The spill level resource tier TIER resolves to for this robot (grid/launch.cuh): 0 keeps %s_device's", e.name)
+	w.line("/// buffers and the scratch in shared memory, 1 moves the scratch to d_workspace, 2 also writes the outputs")
+	w.line("/// straight to global memory. TIER_SHARED is level 0, TIER_MINIMAL level 2, TIER_LITE the first that fits")
+	w.line("/// TIER_LITE_SMEM_BYTES.")
 	w.line("template <typename T, int TIER>")
-	w.line("GLASS_HD constexpr bool %s_TEMP_IN_SMEM() {", up)
+	w.line("GLASS_HD constexpr int %s_SPILL_LEVEL() {", up)
 	w.line("    static_assert(valid_tier(TIER), \"TIER is TIER_SHARED, TIER_LITE or TIER_MINIMAL\");")
-	w.line("    return TIER == TIER_SHARED || (TIER == TIER_LITE && size_t(%d) * sizeof(T) <= TIER_LITE_SMEM_BYTES);", e.smem())
+	w.line("    return spill_level(TIER, size_t(%d) * sizeof(T), size_t(%d) * sizeof(T));", e.smem(), e.smem()-e.temp)
 	w.line("}")
+	w.line("/// Whether the inner's scratch is in shared memory at TIER (spill level 0): its TEMP_IN_SMEM.")
+	w.line("template <typename T, int TIER>")
+	w.line("GLASS_HD constexpr bool %s_TEMP_IN_SMEM() { return %s_SPILL_LEVEL<T, TIER>() == 0; }", up, up)
+	if e.globalOutputs {
+		w.line("/// Whether %s_device stages the outputs in shared memory at TIER: never, they are too large for it.", e.name)
+		w.line("template <typename T, int TIER>")
+		w.line("GLASS_HD constexpr bool %s_OUTPUTS_IN_SMEM() { return false; }", up)
+	} else {
+		w.line("/// Whether %s_device stages the outputs in shared memory at TIER (spill level below 2).", e.name)
+		w.line("template <typename T, int TIER>")
+		w.line("GLASS_HD constexpr bool %s_OUTPUTS_IN_SMEM() { return %s_SPILL_LEVEL<T, TIER>() < 2; }", up, up)
+	}
 	sdecl, scall := e.bufferParams("s_")
 	pdecl, pcall := e.params()
 	w.line("template <typename T, bool TEMP_IN_SMEM = true>")
@@ -134,6 +148,24 @@ func (e *entry) smem() int {
 		n += b.size
 	}
 	return n
+}
+
+// inputSize is the elements of the inputs, which _device stages in shared memory at every spill level.
+func (e *entry) inputSize() int {
+	n := 0
+	for _, b := range e.inputs {
+		n += b.size
+	}
+	return n
+}
+
+// stagedOutputSize is the elements of the outputs _device stages in shared memory below spill level 2 (none
+// where the inner writes them to global memory).
+func (e *entry) stagedOutputSize() int {
+	if e.globalOutputs {
+		return 0
+	}
+	return e.smem() - e.temp - e.inputSize()
 }
 
 // sharedBuffers are the buffers _device stages in shared memory: the inputs, and the outputs unless the
@@ -206,7 +238,8 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.line("/// Shared and global memory, in bytes, that %s_device<T, TIER> needs per sample group (s_mem, d_workspace);", e.name)
 	w.line("/// %s_kernel runs at TIER_SHARED.", e.name)
 	w.line("template <typename T, int TIER = TIER_SHARED> GLASS_HD constexpr size_t %s_DEVICE_SMEM_BYTES() {", up)
-	w.line("    return size_t(%d) * sizeof(T) + %s_INNER_SMEM_BYTES<T, %s_TEMP_IN_SMEM<T, TIER>()>();", e.smem()-e.temp, up, up)
+	w.line("    return (size_t(%d) + (%s_OUTPUTS_IN_SMEM<T, TIER>() ? size_t(%d) : 0)) * sizeof(T) +", e.inputSize(), up, e.stagedOutputSize())
+	w.line("           %s_INNER_SMEM_BYTES<T, %s_TEMP_IN_SMEM<T, TIER>()>();", up, up)
 	w.line("}")
 	w.line("template <typename T, int TIER = TIER_SHARED> GLASS_HD constexpr size_t %s_DEVICE_WORKSPACE_BYTES() {", up)
 	w.line("    return %s_INNER_WORKSPACE_BYTES<T, %s_TEMP_IN_SMEM<T, TIER>()>();", up, up)
@@ -234,11 +267,11 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	}
 	e.bufferDocs(w, "d_", "")
 	w.line("/// At resource tier TIER the inner's scratch is in s_mem or in d_workspace (%s_DEVICE_WORKSPACE_BYTES<T, TIER>()", up)
-	w.line("/// bytes of global memory for this sample group alone; unused, and may be null, where that is 0).")
+	w.line("/// bytes of global memory for this sample group alone; unused, and may be null, where that is 0)%s.", map[bool]string{false: ", and at spill\n/// level 2 the inner writes the outputs straight to global memory", true: ""}[e.globalOutputs])
 	w.line("template <typename T, int TIER = TIER_SHARED>")
 	w.block(fmt.Sprintf("GLASS_DEVICE void %s_device(%s, T* s_mem, T* d_workspace = nullptr)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		off := 0
-		for _, b := range e.sharedBuffers() {
+		for _, b := range e.inputs {
 			w.line("T* s_%s = s_mem + %d;", b.name, off)
 			off += b.size
 		}
@@ -246,8 +279,15 @@ func emitLadder(w *writer, e *entry, opt Options) {
 			for _, b := range e.outputs {
 				w.line("T* s_%s = d_%s;", b.name, b.name)
 			}
+			w.line("T* s_temp = s_mem + %d;", off)
+		} else {
+			w.line("constexpr bool outputs_in_smem = %s_OUTPUTS_IN_SMEM<T, TIER>();", up)
+			for _, b := range e.outputs {
+				w.line("T* s_%s = outputs_in_smem ? s_mem + %d : d_%s;", b.name, off, b.name)
+				off += b.size
+			}
+			w.line("T* s_temp = s_mem + (outputs_in_smem ? %d : %d);", off, e.inputSize())
 		}
-		w.line("T* s_temp = s_mem + %d;", off)
 		for _, b := range e.inputs {
 			w.line("block_copy(s_%s, d_%s, %d);", b.name, b.name, b.size)
 		}
@@ -255,9 +295,11 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("%s_inner<T, %s_TEMP_IN_SMEM<T, TIER>()>(%s);", e.name, up, strings.Join(append(append(scall, "s_temp", "d_workspace"), pcall...), ", "))
 		w.sync()
 		if !e.globalOutputs {
-			for _, b := range e.outputs {
-				w.line("block_copy(d_%s, s_%s, %d);", b.name, b.name, b.size)
-			}
+			w.block("if constexpr (outputs_in_smem)", func() {
+				for _, b := range e.outputs {
+					w.line("block_copy(d_%s, s_%s, %d);", b.name, b.name, b.size)
+				}
+			})
 		}
 		w.comment("s_mem is reused by the caller's next sample")
 		w.sync()

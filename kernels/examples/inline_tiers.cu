@@ -21,13 +21,17 @@
 using T = double;
 constexpr int NQ = grid::NQ, NV = grid::NV;
 
-// One sample's needs at tier TIER: its buffers in shared memory, and one scratch region that the two inners
-// use one after the other, in shared memory or in the workspace as the tier resolves each inner.
+// One sample's needs at tier TIER: its inputs in shared memory, its outputs there too unless the tier's spill
+// level writes them straight to global memory, and one scratch region that the two inners use one after the
+// other, in shared memory or in the workspace as the tier resolves each inner.
 template <int TIER>
 struct Budget {
     static constexpr bool aba_in_smem = grid::ABA_TEMP_IN_SMEM<T, TIER>();
     static constexpr bool fdg_in_smem = grid::FORWARD_DYNAMICS_GRADIENT_TEMP_IN_SMEM<T, TIER>();
-    static constexpr size_t buffer_elements = NQ + 3 * NV + 3 * NV * NV;  // q, qd, tau, qdd, ∂qdd/∂q, ∂qdd/∂qd, M⁻¹
+    static constexpr bool qdd_in_smem = grid::ABA_OUTPUTS_IN_SMEM<T, TIER>();
+    static constexpr bool fdg_out_in_smem = grid::FORWARD_DYNAMICS_GRADIENT_OUTPUTS_IN_SMEM<T, TIER>();
+    static constexpr size_t buffer_elements =  // q, qd, tau; qdd; ∂qdd/∂q, ∂qdd/∂qd, M⁻¹
+        NQ + 2 * NV + (qdd_in_smem ? NV : 0) + (fdg_out_in_smem ? 3 * NV * NV : 0);
     static constexpr size_t smem_bytes =
         buffer_elements * sizeof(T) + std::max(grid::ABA_INNER_SMEM_BYTES<T, aba_in_smem>(),
                                                grid::FORWARD_DYNAMICS_GRADIENT_INNER_SMEM_BYTES<T, fdg_in_smem>());
@@ -40,27 +44,31 @@ struct Budget {
 template <int TIER>
 GLASS_DEVICE void dynamics_sample(T* d_qdd, T* d_dq, T* d_dqd, T* d_minv, const T* d_q, const T* d_qd, const T* d_tau,
                                   T* s_mem, T* ws, grid::Vec3<T> gravity) {
+    using B = Budget<TIER>;
     T* s_q = s_mem;
     T* s_qd = s_q + NQ;
     T* s_tau = s_qd + NV;
-    T* s_qdd = s_tau + NV;
-    T* s_dq = s_qdd + NV;
-    T* s_dqd = s_dq + NV * NV;
-    T* s_minv = s_dqd + NV * NV;
-    T* s_temp = s_minv + NV * NV;
+    T* next = s_tau + NV;
+    T* s_qdd = B::qdd_in_smem ? next : d_qdd;
+    next += B::qdd_in_smem ? NV : 0;
+    T* s_dq = B::fdg_out_in_smem ? next : d_dq;
+    T* s_dqd = B::fdg_out_in_smem ? next + NV * NV : d_dqd;
+    T* s_minv = B::fdg_out_in_smem ? next + 2 * NV * NV : d_minv;
+    T* s_temp = next + (B::fdg_out_in_smem ? 3 * NV * NV : 0);
     grid::block_copy(s_q, d_q, NQ);
     grid::block_copy(s_qd, d_qd, NV);
     grid::block_copy(s_tau, d_tau, NV);
     grid::group_sync();
-    grid::aba_inner<T, Budget<TIER>::aba_in_smem>(s_qdd, s_q, s_qd, s_tau, s_temp, ws, gravity);
+    grid::aba_inner<T, B::aba_in_smem>(s_qdd, s_q, s_qd, s_tau, s_temp, ws, gravity);
     grid::group_sync();
-    grid::forward_dynamics_gradient_inner<T, Budget<TIER>::fdg_in_smem>(s_dq, s_dqd, s_minv, s_q, s_qd, s_tau, s_temp,
-                                                                          ws, gravity);
+    grid::forward_dynamics_gradient_inner<T, B::fdg_in_smem>(s_dq, s_dqd, s_minv, s_q, s_qd, s_tau, s_temp, ws, gravity);
     grid::group_sync();
-    grid::block_copy(d_qdd, s_qdd, NV);
-    grid::block_copy(d_dq, s_dq, NV * NV);
-    grid::block_copy(d_dqd, s_dqd, NV * NV);
-    grid::block_copy(d_minv, s_minv, NV * NV);
+    if constexpr (B::qdd_in_smem) grid::block_copy(d_qdd, s_qdd, NV);
+    if constexpr (B::fdg_out_in_smem) {
+        grid::block_copy(d_dq, s_dq, NV * NV);
+        grid::block_copy(d_dqd, s_dqd, NV * NV);
+        grid::block_copy(d_minv, s_minv, NV * NV);
+    }
     grid::group_sync();  // s_mem is reused by the next sample
 }
 
@@ -207,9 +215,12 @@ static bool check(const char* name, Batch b, grid::Vec3<T> gravity) {
     if (!run<TIER>(b, gravity)) return false;
     const double err = compare(b, gravity);
     const bool fits = TIER == grid::TIER_SHARED || Budget<TIER>::smem_bytes <= grid::TIER_LITE_SMEM_BYTES;
-    printf("%-12s aba scratch in %-9s fdg scratch in %-9s shared %6zu B  workspace %6zu B per group  error %.2e%s\n",
-           name, Budget<TIER>::aba_in_smem ? "shared" : "workspace", Budget<TIER>::fdg_in_smem ? "shared" : "workspace",
-           Budget<TIER>::smem_bytes, Budget<TIER>::workspace_bytes, err, fits ? "" : "  OVER THE 48 KiB BUDGET");
+    printf("%-12s spill levels aba %d fdg %d: aba scratch in %-9s fdg scratch in %-9s fdg outputs in %-6s shared %6zu B  "
+           "workspace %6zu B per group  error %.2e%s\n",
+           name, grid::ABA_SPILL_LEVEL<T, TIER>(), grid::FORWARD_DYNAMICS_GRADIENT_SPILL_LEVEL<T, TIER>(),
+           Budget<TIER>::aba_in_smem ? "shared" : "workspace", Budget<TIER>::fdg_in_smem ? "shared" : "workspace",
+           Budget<TIER>::fdg_out_in_smem ? "shared" : "global", Budget<TIER>::smem_bytes, Budget<TIER>::workspace_bytes,
+           err, fits ? "" : "  OVER THE 48 KiB BUDGET");
     return err < 1e-9 && fits;
 }
 

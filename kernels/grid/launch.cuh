@@ -122,16 +122,29 @@ constexpr bool valid_launch_shape(LaunchShape s, int max_threads) {
 }
 
 // Resource tiers: how much of a block's resources an entry point may take, for a caller who runs it inside a
-// kernel of their own. TIER_SHARED keeps every buffer and the scratch in shared memory (fastest);
-// TIER_LITE keeps the scratch there only where the sample fits TIER_LITE_SMEM_BYTES; TIER_MINIMAL puts the
-// scratch in global memory (d_workspace) always. Each inner's <ALGO>_TEMP_IN_SMEM<T, TIER>() says which
-// placement a tier resolves to for the robot at hand.
+// kernel of their own. Each entry point has three spill levels, the places of a sample's memory:
+//   level 0  its buffers (inputs and outputs) and its scratch in shared memory;
+//   level 1  the scratch in global memory (d_workspace), the buffers in shared memory;
+//   level 2  the scratch in d_workspace and the outputs written straight to the caller's global memory: only
+//            the inputs in shared memory.
+// A tier resolves to a level per robot, precision and entry point (spill_level): TIER_SHARED to level 0
+// (fastest), TIER_MINIMAL to level 2 (least shared memory), TIER_LITE to the first level whose shared memory
+// fits TIER_LITE_SMEM_BYTES. Each entry point's <ALGO>_SPILL_LEVEL<T, TIER>(), <ALGO>_TEMP_IN_SMEM<T, TIER>()
+// and <ALGO>_OUTPUTS_IN_SMEM<T, TIER>() say what a tier resolves to for the robot at hand.
 constexpr int TIER_SHARED = 0;
 constexpr int TIER_LITE = 1;
 constexpr int TIER_MINIMAL = 2;
 GLASS_HD constexpr bool valid_tier(int tier) { return tier == TIER_SHARED || tier == TIER_LITE || tier == TIER_MINIMAL; }
 // The shared memory a block gets without opting in to more: TIER_LITE's budget for one sample.
 constexpr size_t TIER_LITE_SMEM_BYTES = 48 * 1024;
+// The spill level of a tier, from the shared memory a sample takes at levels 0 and 1, in bytes.
+GLASS_HD constexpr int spill_level(int tier, size_t level0_bytes, size_t level1_bytes) {
+    return tier == TIER_SHARED                        ? 0
+           : tier == TIER_MINIMAL                     ? 2
+           : level0_bytes <= TIER_LITE_SMEM_BYTES     ? 0
+           : level1_bytes <= TIER_LITE_SMEM_BYTES     ? 1
+                                                      : 2;
+}
 
 // A group kernel's __launch_bounds__ at a tier, from its TIER_SHARED bound: looser bounds let a caller launch
 // larger blocks, and make the compiler budget fewer registers per thread (TIER_LITE twice the threads, at most
