@@ -19,8 +19,10 @@ from typing import Any
 Key = tuple[str, str, str, int]  # robot, entry point, precision, batch
 
 
-def parse(path: Path) -> tuple[list[str], dict[Key, dict[tuple[int, str], float]], int]:
-    """Header comments, {(robot, algo, precision, batch): {(max_threads, shape): median µs}}, missing cells."""
+def parse(path: Path, tiers: bool = False) -> tuple[list[str], dict[Key, dict[tuple[int, str], float]], int]:
+    """Header comments, {(robot, algo, precision, batch): {(max_threads, shape): median µs}}, missing cells.
+    The cells of resource tiers other than TIER_SHARED (shapes "GxS@lite", "GxS@minimal"), which the launch
+    tables do not run, only with tiers."""
     header: list[str] = []
     cells: dict[Key, dict[tuple[int, str], float]] = defaultdict(dict)
     missing = 0
@@ -30,6 +32,8 @@ def parse(path: Path) -> tuple[list[str], dict[Key, dict[tuple[int, str], float]
             continue
         f = line.split()
         if len(f) < 8 or f[2] not in ("float", "double"):
+            continue
+        if "@" in f[4] and not tiers:
             continue
         if f[6] == "missing":
             missing += 1
@@ -80,7 +84,41 @@ def summarize(path: Path, table_path: Path | None) -> str:
                        if default else
                        f"| {robot} | {algo} | {precision} | — | {best:.1f} ({bshape} @ {bt}) | — | — | — |")
         out.append("")
+    out += tier_table(parse(path, tiers=True)[1], shown)
     return "\n".join(out)
+
+
+TIERS = ("shared", "lite", "minimal")
+
+
+def tier_table(cells: dict[Key, dict[tuple[int, str], float]], batches: list[int]) -> list[str]:
+    """The fastest sample-group shape at each resource tier (a sweep built with GRID_ALL_TIERS names the
+    other tiers' cells "GxS@lite" and "GxS@minimal"), the tier the launch tables run marked; empty when the
+    sweep timed TIER_SHARED only."""
+    if not any("@" in shape for v in cells.values() for _, shape in v):
+        return []
+    out = ["## Resource tiers", "",
+           "Fastest sample-group shape (threads per sample > 1) per tier, median µs per launch; **bold**: the tier "
+           "the launch tables run (TIER_SHARED; they do not bake another tier yet). One thread per sample is the "
+           "same kernel at every tier.", "",
+           "| robot | entry point | precision | batch | " + " | ".join(TIERS) + " |",
+           "|---|---|---|---|" + "---|" * len(TIERS)]
+    for key in sorted(k for k in cells if k[3] in batches):
+        robot, algo, precision, batch = key
+        row = []
+        for tier in TIERS:
+            times = [(us, shape) for (_, shape), us in cells[key].items()
+                     if shape != "baked" and not shape.startswith("1x")
+                     and (shape.partition("@")[2] or "shared") == tier]
+            if not times:
+                row.append("—")
+                continue
+            us, shape = min(times)
+            text = f"{us:.1f} ({shape.partition('@')[0]})"
+            row.append(f"**{text}**" if tier == "shared" else text)
+        out.append(f"| {robot} | {algo} | {precision} | {batch} | " + " | ".join(row) + " |")
+    out.append("")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -390,15 +390,17 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		})
 		w.blank()
 	}
-	w.line("/// Launches %s_kernel on stream for num_samples samples in device memory; never synchronises. shape", e.name)
-	w.line("/// defaults to %s_LAUNCH_SHAPE<T>(num_samples); cudaErrorInvalidValue if it is not a valid shape within", up)
-	w.line("/// %s_MAX_THREADS<T>() threads (see valid_launch_shape).", up)
-	w.line("template <typename T>")
-	w.block(fmt.Sprintf("cudaError_t %s_launch(%s, int num_samples, cudaStream_t stream, LaunchShape shape = BAKED_LAUNCH_SHAPE)",
+	w.line("/// Launches %s_kernel<T, TIER> on stream for num_samples samples in device memory; never synchronises.", e.name)
+	w.line("/// shape defaults to %s_LAUNCH_SHAPE<T>(num_samples); cudaErrorInvalidValue if it is not a valid shape", up)
+	w.line("/// within tier_max_threads(TIER, %s_MAX_THREADS<T>()) threads (see valid_launch_shape). A sample group", up)
+	w.line("/// at a tier above spill level 0 needs d_workspace of %s_LAUNCH_WORKSPACE_BYTES<T, TIER>(num_samples,", up)
+	w.line("/// shape) bytes (cudaErrorInvalidValue without it); one thread per sample needs none at any tier.")
+	w.line("template <typename T, int TIER = TIER_SHARED>")
+	w.block(fmt.Sprintf("cudaError_t %s_launch(%s, int num_samples, cudaStream_t stream, LaunchShape shape = BAKED_LAUNCH_SHAPE, T* d_workspace = nullptr)",
 		e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		w.line("if (num_samples <= 0) return cudaSuccess;")
 		w.line("if (shape.threads_per_sample == 0) shape = %s_LAUNCH_SHAPE<T>(num_samples);", up)
-		w.line("if (!valid_launch_shape(shape, %s_MAX_THREADS<T>())) return cudaErrorInvalidValue;", up)
+		w.line("if (!valid_launch_shape(shape, tier_max_threads(TIER, %s_MAX_THREADS<T>()))) return cudaErrorInvalidValue;", up)
 		w.line("if (shape.samples_per_block > num_samples) shape.samples_per_block = num_samples;")
 		_, dcall0 := e.bufferParams("d_")
 		if e.algorithm != "" {
@@ -419,12 +421,13 @@ func emitLadder(w *writer, e *entry, opt Options) {
 				w.line("return cudaGetLastError();")
 			})
 		}
-		w.line("const size_t smem = %s_LAUNCH_SMEM_BYTES<T>(shape);", up)
-		w.line("cudaError_t err = set_smem_limit<%s_kernel<T>>(smem);", e.name)
+		w.line("if (%s_DEVICE_WORKSPACE_BYTES<T, TIER>() > 0 && d_workspace == nullptr) return cudaErrorInvalidValue;", up)
+		w.line("const size_t smem = %s_LAUNCH_SMEM_BYTES<T, TIER>(shape);", up)
+		w.line("cudaError_t err = set_smem_limit<%s_kernel<T, TIER>>(smem);", e.name)
 		w.line("if (err != cudaSuccess) return err;")
 		w.line("const dim3 block(unsigned(shape.threads_per_sample), unsigned(shape.samples_per_block));")
 		_, dcall := e.bufferParams("d_")
-		w.line("%s_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), block, smem, stream>>>(%s, num_samples);", e.name, strings.Join(append(dcall, pcall...), ", "))
+		w.line("%s_kernel<T, TIER><<<launch_blocks(num_samples, shape.samples_per_block), block, smem, stream>>>(%s, num_samples, d_workspace);", e.name, strings.Join(append(dcall, pcall...), ", "))
 		w.line("return cudaGetLastError();")
 	})
 	w.blank()
@@ -492,16 +495,26 @@ func emitLadder(w *writer, e *entry, opt Options) {
 // parallel (the kernels of a large robot take minutes each): with GRID_SEPARATE_ENTRIES defined, the unit
 // that also defines GRID_ENTRY_<NAME> instantiates the entry's launch functions, and every other unit only
 // declares them. GRID_ENTRY_ONLY_FLOAT or GRID_ENTRY_ONLY_DOUBLE in that unit narrows it to one precision,
-// so that a float and a double unit compile side by side.
+// so that a float and a double unit compile side by side. The launch functions are instantiated at
+// TIER_SHARED, and with GRID_ALL_TIERS defined at TIER_LITE and TIER_MINIMAL too (the equivalence checks
+// and the sweeps of every tier; each tier compiles its group kernels anew).
 func (e *entry) emitSeparateInstantiation(w *writer, params []string) {
 	typed := func(t string) string {
 		return typeParam.ReplaceAllString(strings.Join(params, ", "), t)
 	}
 	guard := "GRID_ENTRY_" + e.upper()
 	for _, p := range []struct{ t, other string }{{"float", "DOUBLE"}, {"double", "FLOAT"}} {
+		launch := func(prefix, tier string) {
+			w.line("%stemplate cudaError_t %s_launch<%s, %s>(%s, int num_samples, cudaStream_t stream, LaunchShape shape, %s* d_workspace);",
+				prefix, e.name, p.t, tier, typed(p.t), p.t)
+		}
 		emit := func(prefix string) {
-			w.line("%stemplate cudaError_t %s_launch<%s>(%s, int num_samples, cudaStream_t stream, LaunchShape shape);", prefix, e.name, p.t, typed(p.t))
+			launch(prefix, "TIER_SHARED")
 			w.line("%stemplate cudaError_t %s_configure<%s>();", prefix, e.name, p.t)
+			w.line("#if defined(GRID_ALL_TIERS)")
+			launch(prefix, "TIER_LITE")
+			launch(prefix, "TIER_MINIMAL")
+			w.line("#endif")
 		}
 		w.line("#if defined(GRID_SEPARATE_ENTRIES) && defined(%s) && !defined(GRID_ENTRY_ONLY_%s)", guard, p.other)
 		emit("")

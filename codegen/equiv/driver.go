@@ -26,7 +26,7 @@ var Shapes = [][2]int{
 func CUDADriver(m *emit.Metadata) string {
 	var b strings.Builder
 	b.WriteString(driverPrologue)
-	b.WriteString("template <typename T>\nstatic void run_all(Data& d, grid::LaunchShape shape, Report& rep) {\n")
+	b.WriteString("template <typename T, int TIER>\nstatic void run_all(Data& d, grid::LaunchShape shape, Report& rep) {\n")
 	b.WriteString("    const int n = d.n;\n    size_t ip = 0, ep = 0;\n    (void)ip;\n")
 	b.WriteString("    const Vec3<T> gravity{T(d.g[0]), T(d.g[1]), T(d.g[2])};\n    (void)gravity;\n")
 	for _, a := range m.Algorithms {
@@ -49,12 +49,17 @@ func CUDADriver(m *emit.Metadata) string {
 		if a.Gravity {
 			args = append(args, "gravity")
 		}
-		args = append(args, "n", "0", "shape")
-		fmt.Fprintf(&b, "        double worst = 0;\n")
-		fmt.Fprintf(&b, "        const bool fits = shape.threads_per_sample == 0 || (grid::valid_launch_shape(shape, grid::%s_MAX_THREADS<T>()) &&\n"+
-			"            grid::%s_LAUNCH_SMEM_BYTES<T>(grid::LaunchShape{shape.threads_per_sample, std::min(shape.samples_per_block, n)}) <= max_smem());\n",
-			strings.ToUpper(a.Name), strings.ToUpper(a.Name))
+		args = append(args, "n", "0", "shape", "ws.ptr")
 		upper := strings.ToUpper(a.Name)
+		fmt.Fprintf(&b, "        double worst = 0;\n")
+		// the shape the launch resolves (the baked one for the batch), and at a tier other than TIER_SHARED
+		// only sample groups: one thread per sample runs the same kernel at every tier
+		fmt.Fprintf(&b, "        const grid::LaunchShape run = shape.threads_per_sample == 0 ? grid::%s_LAUNCH_SHAPE<T>(n) : shape;\n", upper)
+		fmt.Fprintf(&b, "        const bool fits = (TIER == grid::TIER_SHARED || run.threads_per_sample > 1) &&\n"+
+			"            (shape.threads_per_sample == 0 || (grid::valid_launch_shape(shape, grid::tier_max_threads(TIER, grid::%s_MAX_THREADS<T>())) &&\n"+
+			"            grid::%s_LAUNCH_SMEM_BYTES<T, TIER>(grid::LaunchShape{shape.threads_per_sample, std::min(shape.samples_per_block, n)}) <= max_smem()));\n",
+			upper, upper)
+		fmt.Fprintf(&b, "        DeviceArray<T> ws(run.threads_per_sample > 1 ? grid::%s_LAUNCH_WORKSPACE_BYTES<T, TIER>(n, run) / sizeof(T) : 0);\n", upper)
 		// a build of some entry points (tests/gpu/nvcc_split.sh ENTRIES) defines GRID_ENTRY_SKIPPED_<NAME> for the others
 		fmt.Fprintf(&b, "#if defined(GRID_ENTRY_SKIPPED_%s)\n        const bool built = false;\n        rep.not_built(%q);\n#else\n        const bool built = true;\n#endif\n", upper, a.Name)
 		fmt.Fprintf(&b, "        if (built && !fits) rep.skipped++;\n")
@@ -65,7 +70,7 @@ func CUDADriver(m *emit.Metadata) string {
 			fmt.Fprintf(&b, "                %s.poison();\n", o.Name)
 		}
 		fmt.Fprintf(&b, "#if !defined(GRID_ENTRY_SKIPPED_%s)\n", upper)
-		fmt.Fprintf(&b, "                check(grid::%s_launch<T>(%s), %q);\n", a.Name, strings.Join(args, ", "), a.Name)
+		fmt.Fprintf(&b, "                check(grid::%s_launch<T, TIER>(%s), %q);\n", a.Name, strings.Join(args, ", "), a.Name)
 		b.WriteString("#endif\n")
 		b.WriteString("                check(cudaDeviceSynchronize(), \"synchronize\");\n")
 		b.WriteString("            }\n")
@@ -80,7 +85,7 @@ func CUDADriver(m *emit.Metadata) string {
 		if !ok {
 			tol64 = 1e-10
 		}
-		fmt.Fprintf(&b, "        if (selected) rep.add(%q, sizeof(T) == 8, shape, worst, %v, %g);\n", a.Name, ConditionedByM[a.Name], tol64)
+		fmt.Fprintf(&b, "        if (selected) rep.add(%q, sizeof(T) == 8, shape, TIER, worst, %v, %g);\n", a.Name, ConditionedByM[a.Name], tol64)
 		b.WriteString("    }\n")
 	}
 	b.WriteString("    if (ep != d.expected.size()) { fprintf(stderr, \"expected.bin size mismatch\\n\"); exit(2); }\n}\n")
@@ -188,14 +193,16 @@ struct Report {
     bool selected(const char* algo) const {
         return only.empty() || std::find(only.begin(), only.end(), std::string(algo)) != only.end();
     }
-    void add(const char* algo, bool dbl, grid::LaunchShape shape, double err, bool by_cond, double tol_double) {
+    // shape names the launch shape, with "@lite" or "@minimal" at those resource tiers
+    void add(const char* algo, bool dbl, grid::LaunchShape shape, int tier, double err, bool by_cond, double tol_double) {
         const double tol = dbl ? tol_double : (by_cond ? 1e-4 * cond : 1e-4);
         const bool ok = err <= tol;
         failures += ok ? 0 : 1;
-        char name[32], line[256];
-        if (shape.threads_per_sample == 0) snprintf(name, sizeof name, "baked");
-        else snprintf(name, sizeof name, "%dx%d", shape.threads_per_sample, shape.samples_per_block);
-        snprintf(line, sizeof line, "%-6s %-8s %-26s %10.3g  %10.3g  %s", dbl ? "double" : "float", name, algo, err,
+        char name[48], line[256];
+        const char* at = tier == grid::TIER_LITE ? "@lite" : tier == grid::TIER_MINIMAL ? "@minimal" : "";
+        if (shape.threads_per_sample == 0) snprintf(name, sizeof name, "baked%s", at);
+        else snprintf(name, sizeof name, "%dx%d%s", shape.threads_per_sample, shape.samples_per_block, at);
+        snprintf(line, sizeof line, "%-6s %-14s %-26s %10.3g  %10.3g  %s", dbl ? "double" : "float", name, algo, err,
                  tol, ok ? "ok" : "FAIL");
         lines.push_back(line);
     }
@@ -248,11 +255,18 @@ int main(int argc, char** argv) {
             if (*p == ',') ++p;
         }
     }
+    // A build with GRID_ALL_TIERS checks every sample-group shape at TIER_LITE and TIER_MINIMAL too.
     for (const grid::LaunchShape& shape : shapes) {
-        run_all<double>(d, shape, rep);
-        run_all<float>(d, shape, rep);
+        run_all<double, grid::TIER_SHARED>(d, shape, rep);
+        run_all<float, grid::TIER_SHARED>(d, shape, rep);
+#if defined(GRID_ALL_TIERS)
+        run_all<double, grid::TIER_LITE>(d, shape, rep);
+        run_all<float, grid::TIER_LITE>(d, shape, rep);
+        run_all<double, grid::TIER_MINIMAL>(d, shape, rep);
+        run_all<float, grid::TIER_MINIMAL>(d, shape, rep);
+#endif
     }
-    printf("precision shape   entry point                 max error   tolerance\n");
+    printf("precision shape         entry point                 max error   tolerance\n");
     for (const auto& l : rep.lines) printf("%s\n", l.c_str());
     if (!rep.unbuilt.empty()) {
         std::string names;

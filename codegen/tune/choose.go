@@ -19,6 +19,9 @@ type Cell struct {
 	MaxThreads             int
 	// Shape is zero for the baked shape.
 	Shape emit.LaunchShape
+	// Tier is the resource tier of a sample-group cell timed at another tier than TIER_SHARED ("lite",
+	// "minimal"; the shape's "@lite" suffix), empty at TIER_SHARED.
+	Tier  string
 	Batch int
 	// MedianUS is the median time per launch in microseconds; Missing the CUDA error where it did not run.
 	MedianUS float64
@@ -40,9 +43,14 @@ func ParseSweep(r io.Reader) ([]Cell, error) {
 			return nil, fmt.Errorf("line %d: max threads %q", line, f[3])
 		}
 		if f[4] != "baked" {
-			if _, err := fmt.Sscanf(f[4], "%dx%d", &c.Shape.ThreadsPerSample, &c.Shape.SamplesPerBlock); err != nil {
+			shape, tier, _ := strings.Cut(f[4], "@")
+			if _, err := fmt.Sscanf(shape, "%dx%d", &c.Shape.ThreadsPerSample, &c.Shape.SamplesPerBlock); err != nil {
 				return nil, fmt.Errorf("line %d: shape %q", line, f[4])
 			}
+			if tier != "" && tier != "lite" && tier != "minimal" {
+				return nil, fmt.Errorf("line %d: tier %q in %q (want lite or minimal)", line, tier, f[4])
+			}
+			c.Tier = tier
 		}
 		if c.Batch, err = strconv.Atoi(f[5]); err != nil {
 			return nil, fmt.Errorf("line %d: batch %q", line, f[5])
@@ -69,7 +77,8 @@ func Choose(cells []Cell) map[string]emit.LaunchTable {
 	type key struct{ robot, algo, precision string }
 	groups := map[key][]Cell{}
 	for _, c := range cells {
-		if c.Missing == "" && c.Shape.ThreadsPerSample > 0 {
+		// the launch tables run TIER_SHARED: cells of the other tiers are reported, not chosen
+		if c.Missing == "" && c.Shape.ThreadsPerSample > 0 && c.Tier == "" {
 			k := key{c.Robot, c.Algo, c.Precision}
 			groups[k] = append(groups[k], c)
 		}

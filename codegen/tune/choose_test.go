@@ -14,6 +14,7 @@ func TestParseSweep(t *testing.T) {
 iiwa14 aba float 256 1x32 65536 305.248 301.1 30
 iiwa14 aba float 1024 baked 1 57.5 55.0 30
 atlas aba double 256 1x128 4096 missing cudaErrorInvalidValue
+g1_29dof minv double 256 64x1@minimal 1 55.2 54.0 30
 swept iiwa
 `
 	got, err := ParseSweep(strings.NewReader(in))
@@ -24,12 +25,15 @@ swept iiwa
 		{Robot: "iiwa14", Algo: "aba", Precision: "float", MaxThreads: 256, Shape: emit.LaunchShape{ThreadsPerSample: 1, SamplesPerBlock: 32}, Batch: 65536, MedianUS: 305.248},
 		{Robot: "iiwa14", Algo: "aba", Precision: "float", MaxThreads: 1024, Batch: 1, MedianUS: 57.5},
 		{Robot: "atlas", Algo: "aba", Precision: "double", MaxThreads: 256, Shape: emit.LaunchShape{ThreadsPerSample: 1, SamplesPerBlock: 128}, Batch: 4096, Missing: "cudaErrorInvalidValue"},
+		{Robot: "g1_29dof", Algo: "minv", Precision: "double", MaxThreads: 256, Shape: emit.LaunchShape{ThreadsPerSample: 64, SamplesPerBlock: 1}, Tier: "minimal", Batch: 1, MedianUS: 55.2},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("ParseSweep (-want +got):\n%s", d)
 	}
-	if _, err := ParseSweep(strings.NewReader("r a float 256 1y32 16 1 1 1\n")); err == nil {
-		t.Error("a malformed shape was accepted")
+	for _, bad := range []string{"r a float 256 1y32 16 1 1 1\n", "r a float 256 32x1@huge 16 1 1 1\n"} {
+		if _, err := ParseSweep(strings.NewReader(bad)); err == nil {
+			t.Errorf("a malformed shape was accepted: %q", bad)
+		}
 	}
 }
 
@@ -75,6 +79,14 @@ func TestChoose(t *testing.T) {
 			{Robot: "r", Algo: "aba", Precision: "float", MaxThreads: 256, Shape: shape(2, 64), Batch: 65536, Missing: "x"},
 		},
 		want: emit.LaunchConfig{MaxThreads: 1024, Steps: []emit.LaunchStep{{LaunchShape: shape(128, 1)}}},
+	}, {
+		name: "cells at other resource tiers are not chosen",
+		cells: []Cell{
+			cell(256, shape(1, 32), 1, 5), cell(256, shape(1, 32), 65536, 100),
+			{Robot: "r", Algo: "aba", Precision: "float", MaxThreads: 256, Shape: shape(64, 1), Tier: "lite", Batch: 1, MedianUS: 1},
+			{Robot: "r", Algo: "aba", Precision: "float", MaxThreads: 256, Shape: shape(64, 1), Tier: "lite", Batch: 65536, MedianUS: 1},
+		},
+		want: emit.LaunchConfig{MaxThreads: 256, Steps: []emit.LaunchStep{{LaunchShape: shape(1, 32)}}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Choose(tc.cells)["r"]["aba"]["float"]

@@ -31,7 +31,8 @@ var Shapes = [][2]int{
 // that fits the kernel's MAX_THREADS (set the build's with -DGRID_MAX_THREADS=N), plus the baked shape.
 // Each cell is warmed up, then launched on rotating input sets with each launch timed by CUDA events; it
 // prints one line per cell: robot, entry point, precision, max threads, shape, batch, median and minimum
-// microseconds and the repetitions, or "missing" and the CUDA error.
+// microseconds and the repetitions, or "missing" and the CUDA error. Built with GRID_ALL_TIERS, it also times
+// the sample-group shapes at TIER_LITE and TIER_MINIMAL (shapes named "GxS@lite" and "GxS@minimal").
 func SweepDriver(m *emit.Metadata) string {
 	var b strings.Builder
 	b.WriteString(sweepIncludes)
@@ -73,9 +74,18 @@ func SweepDriver(m *emit.Metadata) string {
 			args = append(args, "gravity")
 		}
 		args = append(args, "n", "s.stream", "shape")
-		fmt.Fprintf(&b, "        s.run<T>(%q, grid::%s_MAX_THREADS<T>(), [&](int set, int n, grid::LaunchShape shape) {\n",
-			a.Name, strings.ToUpper(a.Name))
-		fmt.Fprintf(&b, "            return grid::%s_launch<T>(%s);\n        });\n    }\n#endif\n", a.Name, strings.Join(args, ", "))
+		up := strings.ToUpper(a.Name)
+		fmt.Fprintf(&b, "        s.run<T>(%q, grid::%s_MAX_THREADS<T>(), grid::TIER_SHARED, [&](int set, int n, grid::LaunchShape shape) {\n",
+			a.Name, up)
+		fmt.Fprintf(&b, "            return grid::%s_launch<T>(%s);\n        });\n", a.Name, strings.Join(args, ", "))
+		// the sample-group shapes again at the other resource tiers, with a workspace of the size each launch needs
+		b.WriteString("#if defined(GRID_ALL_TIERS)\n")
+		b.WriteString("        static_for_tiers([&](auto tier) {\n")
+		b.WriteString("            constexpr int TIER = decltype(tier)::value;\n")
+		fmt.Fprintf(&b, "            s.run<T>(%q, grid::%s_MAX_THREADS<T>(), TIER, [&](int set, int n, grid::LaunchShape shape) {\n", a.Name, up)
+		fmt.Fprintf(&b, "                T* ws = s.workspace<T>(grid::%s_LAUNCH_WORKSPACE_BYTES<T, TIER>(n, shape));\n", up)
+		fmt.Fprintf(&b, "                return grid::%s_launch<T, TIER>(%s, ws);\n            });\n        });\n", a.Name, strings.Join(args, ", "))
+		b.WriteString("#endif\n    }\n#endif\n")
 	}
 	b.WriteString("}\n")
 	b.WriteString(sweepEpilogue)
@@ -112,6 +122,7 @@ const sweepIncludes = `// Launch-shape sweep of a robot's batched kernels; gener
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 `
@@ -151,8 +162,26 @@ struct Buffers {
     T* at(int set) const { return ptrs[size_t(set) % ptrs.size()]; }
 };
 
+// Calls f(std::integral_constant<int, TIER>{}) for the resource tiers above TIER_SHARED.
+template <typename F>
+static void static_for_tiers(F&& f) {
+    f(std::integral_constant<int, grid::TIER_LITE>{});
+    f(std::integral_constant<int, grid::TIER_MINIMAL>{});
+}
+
 struct Sweep {
     std::vector<std::string> only;  // entry points to run; empty: all
+    void* ws = nullptr;  // the workspace of the tiers that spill, grown on demand (never while capturing)
+    size_t ws_bytes = 0;
+    template <typename T>
+    T* workspace(size_t bytes) {
+        if (bytes > ws_bytes) {
+            if (ws) check(cudaFree(ws), "cudaFree");
+            check(cudaMalloc(&ws, bytes), "cudaMalloc workspace");
+            ws_bytes = bytes;
+        }
+        return static_cast<T*>(ws);
+    }
     std::vector<grid::LaunchShape> shapes;
     cudaEvent_t start, stop;
     cudaStream_t stream;  // every launch's, and the one a CUDA graph is captured from
@@ -199,17 +228,24 @@ struct Sweep {
         check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
         return ms * 1e3 / back_to_back;
     }
+    // Times every cell of one entry point at resource tier tier: the baked shape and every shape that fits at
+    // TIER_SHARED, the sample-group shapes at the others (named "GxS@lite", "GxS@minimal"; one thread per
+    // sample is the same kernel at every tier).
     template <typename T, typename Launch>
-    void run(const char* algo, int max_threads, Launch launch) {
+    void run(const char* algo, int max_threads, int tier, Launch launch) {
         const char* precision = sizeof(T) == 8 ? "double" : "float";
+        const char* at = tier == grid::TIER_LITE ? "@lite" : tier == grid::TIER_MINIMAL ? "@minimal" : "";
         for (int n : batches) {
-            std::vector<grid::LaunchShape> cells = {grid::BAKED_LAUNCH_SHAPE};
+            std::vector<grid::LaunchShape> cells;
+            if (tier == grid::TIER_SHARED) cells.push_back(grid::BAKED_LAUNCH_SHAPE);
             for (const grid::LaunchShape& s : shapes)
-                if (grid::valid_launch_shape(s, max_threads)) cells.push_back(s);
+                if (grid::valid_launch_shape(s, grid::tier_max_threads(tier, max_threads)) &&
+                    (tier == grid::TIER_SHARED || s.threads_per_sample > 1))
+                    cells.push_back(s);
             for (const grid::LaunchShape& shape : cells) {
-                char name[32];
+                char name[48];
                 if (shape.threads_per_sample == 0) snprintf(name, sizeof name, "baked");
-                else snprintf(name, sizeof name, "%dx%d", shape.threads_per_sample, shape.samples_per_block);
+                else snprintf(name, sizeof name, "%dx%d%s", shape.threads_per_sample, shape.samples_per_block, at);
                 cudaError_t err = cudaSuccess;
                 double first = 0;
                 // the warm-up launches directly: it loads the module and sets the attributes

@@ -32,12 +32,17 @@ summary="$out/summary.md"
   echo "|---|---|---|---|"
 } >"$summary"
 status=0
+# TIERS=all builds the launch functions at every resource tier (GRID_ALL_TIERS) and checks every sample-group
+# shape at TIER_LITE and TIER_MINIMAL too (lines "GxS@lite", "GxS@minimal"); each tier compiles the group
+# kernels anew.
+tier_flags=""
+[ "${TIERS:-shared}" = all ] && tier_flags="-DGRID_ALL_TIERS"
 # Build every driver in parallel (each records its own compile time), then run them one at a time.
 build() {
   local dir=$1 start end
   start=$(date +%s%N)
   if NVCC=$nvcc JOBS=$jobs bash "$root/tests/gpu/nvcc_split.sh" "$dir/driver" "$dir/driver.cu" "$dir" -O2 -arch="$arch" \
-    -std=c++17 -I "$root/kernels" >"$dir/build.txt" 2>&1; then
+    -std=c++17 $tier_flags -I "$root/kernels" >"$dir/build.txt" 2>&1; then
     end=$(date +%s%N)
     echo $(( (end - start) / 1000000 )) >"$dir/build_ms"
   fi

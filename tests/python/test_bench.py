@@ -213,3 +213,23 @@ def test_frax_peer_agrees_with_grid(robots_dir):
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("frax")]
     ops = ("inverse_dynamics", "mass_matrix", "minv", "forward_dynamics_minv")
     assert len(lines) == len(ops) and all(" ok " in ln for ln in lines), proc.stdout
+
+
+def test_sweep_summary_tiers(tmp_path):
+    from bench.launch import summary
+
+    sweep = tmp_path / "sweep.txt"
+    sweep.write_text("\n".join([
+        "# launch-shape sweep",
+        "g1_29dof minv double 256 1x32 1 70 69 30",
+        "g1_29dof minv double 256 64x1 1 50 49 30",
+        "g1_29dof minv double 256 64x1@lite 1 52 49 30",
+        "g1_29dof minv double 256 64x1@minimal 1 40 39 30",
+        "g1_29dof minv double 256 128x1@minimal 1 55 49 30",
+    ]) + "\n")
+    _, cells, _ = summary.parse(sweep)
+    assert cells[("g1_29dof", "minv", "double", 1)] == {(256, "1x32"): 70.0, (256, "64x1"): 50.0}, \
+        "the launch tables' cells only"
+    text = summary.summarize(sweep, None)
+    row = next(line for line in text.splitlines() if line.startswith("| g1_29dof | minv | double | 1 |"))
+    assert row == "| g1_29dof | minv | double | 1 | **50.0 (64x1)** | 52.0 (64x1) | 40.0 (64x1) |"
