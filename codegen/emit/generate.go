@@ -137,6 +137,7 @@ func (g *gen) innerDoc(summary string, temp int, lines ...string) {
 	}
 	g.w.line("/// Group-cooperative: every thread of the sample group calls it (a 1-D block is one group; see")
 	g.w.line("/// grid/launch.cuh); correct at any group size. Inputs and outputs are in shared (or any group-visible)")
-	g.w.line("/// memory. Its scratch of %d elements is caller-owned: s_temp (shared memory) when TEMP_IN_SMEM, else", temp)
-	g.w.line("/// d_workspace (global memory, this sample group's own); the other pointer is unused and may be null.")
+	g.w.line("/// memory. Its scratch of %d elements is caller-owned: s_temp (shared memory) when its placement parameter", temp)
+	g.w.line("/// is true, else d_workspace (global memory, this sample group's own; the other pointer is then unused and")
+	g.w.line("/// may be null, unless the parameter moves only part of the scratch).")
 }

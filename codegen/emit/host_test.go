@@ -26,10 +26,12 @@ var testGravity = spatial.Vec3{0.3, -0.2, -9.81}
 
 // groupChecked are the entry points whose sample-group code is not the one-thread code (a small group
 // differentiates by directions, algorithms/directions.cuh; fdsva_so starts from forward dynamics'
-// derivatives): the driver also runs their inner in a sample group (one thread on the host), its scratch in
-// the global workspace (TEMP_IN_SMEM = false, s_temp null), and the checks name its results
+// derivatives; minv splits its scratch): the driver also runs their inner in a sample group (one thread on
+// the host), its placement parameter false (the scratch, or minv's F-region, in the global workspace, s_temp
+// null where nothing is left for it), and the checks name its results
 // "<entry point> (group)".
-var groupChecked = map[string]bool{"inverse_dynamics_gradient": true, "forward_dynamics_gradient": true, "fdsva_so": true}
+var groupChecked = map[string]bool{"inverse_dynamics_gradient": true, "forward_dynamics_gradient": true, "fdsva_so": true,
+	"minv": true}
 
 const groupSuffix = " (group)"
 
@@ -100,15 +102,18 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 			for _, i := range a.Inputs {
 				inner = append(inner, fmt.Sprintf("%s.data() + size_t(k) * %d", i.Name, i.Size()))
 			}
-			// the scratch in the workspace (TEMP_IN_SMEM = false) and s_temp null: the inner must route it
-			inner = append(inner, "nullptr", "temp.data()")
+			// the placement parameter false: the scratch in the workspace, s_temp null unless the parameter moves
+			// only part of it (minv's F_IN_SMEM): the inner must route it
+			inner = append(inner, "s_temp.empty() ? nullptr : s_temp.data()", "temp.data()")
 			if a.Frame {
 				inner = append(inner, "f")
 			}
 			if a.Gravity {
 				inner = append(inner, "gravity")
 			}
-			fmt.Fprintf(&b, "            std::vector<T> temp(grid::%s_INNER_TEMP);\n", strings.ToUpper(a.Name))
+			up := strings.ToUpper(a.Name)
+			fmt.Fprintf(&b, "            std::vector<T> s_temp(grid::%s_INNER_SMEM_BYTES<T, false>() / sizeof(T));\n", up)
+			fmt.Fprintf(&b, "            std::vector<T> temp(grid::%s_INNER_WORKSPACE_BYTES<T, false>() / sizeof(T));\n", up)
 			fmt.Fprintf(&b, "            for (int k = 0; k < n; ++k) grid::%s_inner<T, false>(%s);\n", a.Name, strings.Join(inner, ", "))
 			for _, o := range a.Outputs {
 				fmt.Fprintf(&b, "            write_values(out, %s);\n", o.Name)

@@ -26,6 +26,10 @@ type entry struct {
 	gravity, frame bool
 	// temp is the inner's scratch size in elements.
 	temp int
+	// placement names the inner's placement: the prefix of its sizing constants (default: the upper-case
+	// name) and its template parameter (default TEMP_IN_SMEM), as the seed system names them; the tier's
+	// choice is <prefix>_<parameter><T, TIER>(). Without a split, the parameter moves the whole scratch.
+	placement placement
 	// globalOutputs has the inner write the outputs straight to the caller's memory (global memory on the
 	// GPU) instead of shared memory: for outputs too large for it, such as NV³ second-derivative tensors.
 	globalOutputs bool
@@ -46,6 +50,47 @@ type entry struct {
 	heapState bool
 }
 
+// placement is how an inner names and splits its scratch.
+type placement struct {
+	prefix, param string
+	// split, when set, is the part of the scratch the parameter moves (the rest stays in s_temp): the
+	// template takes the rest as bodies (a base of its state type) and the region as a pointer to region
+	// elements of regionSize scalars each.
+	split *scratchSplit
+}
+
+type scratchSplit struct {
+	bodies, region string
+	regionSize     int // scalars of the moved region
+}
+
+// sizing is the prefix of the inner's sizing and placement constants.
+func (e *entry) sizing() string {
+	if e.placement.prefix != "" {
+		return e.placement.prefix
+	}
+	return e.upper()
+}
+
+// placementParam is the inner's placement template parameter.
+func (e *entry) placementParam() string {
+	if e.placement.param != "" {
+		return e.placement.param
+	}
+	return "TEMP_IN_SMEM"
+}
+
+// placementConst is the constexpr that says which placement a tier resolves to.
+func (e *entry) placementConst() string { return e.sizing() + "_" + e.placementParam() }
+
+// spilled is the scratch, in elements, the placement parameter moves to d_workspace.
+func (e *entry) spilled() int {
+	if e.placement.split != nil {
+		return e.placement.split.regionSize
+	}
+	return e.temp
+}
+
 // sharedType is the algorithm template's cross-body state for precision typ.
 func (e *entry) sharedType(typ string) string {
 	return fmt.Sprintf("algorithms::%s<Robot, %s>", e.shared, typ)
@@ -53,30 +98,40 @@ func (e *entry) sharedType(typ string) string {
 
 // emitTemplateInner writes the group-cooperative inner of a template entry, the template in GroupScope, and
 // the sizes and placements of its cross-body state (the scratch, whose size the generator knows and the
-// compiler checks): the inner takes TEMP_IN_SMEM and keeps its scratch in s_temp (shared memory) or in
-// d_workspace (global memory), the resource tiers (grid/launch.cuh) pick one per precision.
+// compiler checks): the inner's placement parameter keeps its scratch (or the split-off region of it) in
+// s_temp (shared memory) or in d_workspace (global memory), the resource tiers (grid/launch.cuh) pick one per
+// precision.
 func emitTemplateInner(w *writer, e *entry) {
-	up := e.upper()
-	w.line("constexpr int %s_INNER_TEMP = %d;", up, e.temp)
-	w.line("static_assert(sizeof(%s) == %s_INNER_TEMP * sizeof(float), \"%s scratch size\");", e.sharedType("float"), up, e.name)
-	w.line("/// Bytes of shared memory (s_temp) and of global memory (d_workspace) %s_inner<T, TEMP_IN_SMEM> needs per", e.name)
-	w.line("/// sample group for its scratch.")
-	w.line("template <typename T, bool TEMP_IN_SMEM = true>")
-	w.line("GLASS_HD constexpr size_t %s_INNER_SMEM_BYTES() { return TEMP_IN_SMEM ? size_t(%s_INNER_TEMP) * sizeof(T) : 0; }", up, up)
-	w.line("template <typename T, bool TEMP_IN_SMEM = true>")
-	w.line("GLASS_HD constexpr size_t %s_INNER_WORKSPACE_BYTES() { return TEMP_IN_SMEM ? 0 : size_t(%s_INNER_TEMP) * sizeof(T); }", up, up)
+	up, pre, param := e.upper(), e.sizing(), e.placementParam()
+	moved := e.spilled()
+	w.line("constexpr int %s_INNER_TEMP = %d;", pre, e.temp)
+	w.line("static_assert(sizeof(%s) == %s_INNER_TEMP * sizeof(float), \"%s scratch size\");", e.sharedType("float"), pre, e.name)
+	if sp := e.placement.split; sp != nil {
+		w.line("static_assert(sizeof(algorithms::%s<Robot, float>) == (%s_INNER_TEMP - %d) * sizeof(float), \"%s scratch split\");",
+			sp.bodies, pre, moved, e.name)
+	}
+	what := "its scratch"
+	if e.placement.split != nil {
+		what = fmt.Sprintf("its scratch (%d of its %d elements move with %s)", moved, e.temp, param)
+	}
+	w.line("/// Bytes of shared memory (s_temp) and of global memory (d_workspace) %s_inner<T, %s> needs per", e.name, param)
+	w.line("/// sample group for %s.", what)
+	w.line("template <typename T, bool %s = true>", param)
+	w.line("GLASS_HD constexpr size_t %s_INNER_SMEM_BYTES() { return size_t(%s ? %s_INNER_TEMP : %d) * sizeof(T); }", pre, param, pre, e.temp-moved)
+	w.line("template <typename T, bool %s = true>", param)
+	w.line("GLASS_HD constexpr size_t %s_INNER_WORKSPACE_BYTES() { return %s ? 0 : size_t(%d) * sizeof(T); }", pre, param, moved)
 	w.line("/// The spill level resource tier TIER resolves to for this robot (grid/launch.cuh): 0 keeps %s_device's", e.name)
-	w.line("/// buffers and the scratch in shared memory, 1 moves the scratch to d_workspace, 2 also writes the outputs")
+	w.line("/// buffers and the scratch in shared memory, 1 moves %s to d_workspace, 2 also writes the outputs", map[bool]string{true: "the inner's " + param + " region", false: "the scratch"}[e.placement.split != nil])
 	w.line("/// straight to global memory. TIER_SHARED is level 0, TIER_MINIMAL level 2, TIER_LITE the first that fits")
 	w.line("/// TIER_LITE_SMEM_BYTES.")
 	w.line("template <typename T, int TIER>")
 	w.line("GLASS_HD constexpr int %s_SPILL_LEVEL() {", up)
 	w.line("    static_assert(valid_tier(TIER), \"TIER is TIER_SHARED, TIER_LITE or TIER_MINIMAL\");")
-	w.line("    return spill_level(TIER, size_t(%d) * sizeof(T), size_t(%d) * sizeof(T));", e.smem(), e.smem()-e.temp)
+	w.line("    return spill_level(TIER, size_t(%d) * sizeof(T), size_t(%d) * sizeof(T));", e.smem(), e.smem()-moved)
 	w.line("}")
-	w.line("/// Whether the inner's scratch is in shared memory at TIER (spill level 0): its TEMP_IN_SMEM.")
+	w.line("/// The inner's %s at TIER: true at spill level 0.", param)
 	w.line("template <typename T, int TIER>")
-	w.line("GLASS_HD constexpr bool %s_TEMP_IN_SMEM() { return %s_SPILL_LEVEL<T, TIER>() == 0; }", up, up)
+	w.line("GLASS_HD constexpr bool %s() { return %s_SPILL_LEVEL<T, TIER>() == 0; }", e.placementConst(), up)
 	if e.globalOutputs {
 		w.line("/// Whether %s_device stages the outputs in shared memory at TIER: never, they are too large for it.", e.name)
 		w.line("template <typename T, int TIER>")
@@ -88,11 +143,17 @@ func emitTemplateInner(w *writer, e *entry) {
 	}
 	sdecl, scall := e.bufferParams("s_")
 	pdecl, pcall := e.params()
-	w.line("template <typename T, bool TEMP_IN_SMEM = true>")
+	w.line("template <typename T, bool %s = true>", param)
 	w.block(fmt.Sprintf("GLASS_DEVICE void %s_inner(%s)", e.name, strings.Join(append(append(sdecl, "T* s_temp", "T* d_workspace"), pdecl...), ", ")), func() {
-		w.line("T* temp = TEMP_IN_SMEM ? s_temp : d_workspace;")
 		args := append([]string{"GroupScope{}"}, scall...)
-		args = append(args, fmt.Sprintf("*reinterpret_cast<%s*>(temp)", e.sharedType("T")))
+		if sp := e.placement.split; sp != nil {
+			w.line("T* region = %s ? s_temp + %d : d_workspace;", param, e.temp-moved)
+			args = append(args, fmt.Sprintf("*reinterpret_cast<algorithms::%s<Robot, T>*>(s_temp)", sp.bodies),
+				fmt.Sprintf("reinterpret_cast<%s*>(region)", sp.region))
+		} else {
+			w.line("T* temp = %s ? s_temp : d_workspace;", param)
+			args = append(args, fmt.Sprintf("*reinterpret_cast<%s*>(temp)", e.sharedType("T")))
+		}
 		w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(args, pcall...), ", "))
 	})
 	w.blank()
@@ -239,10 +300,10 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.line("/// %s_kernel runs at TIER_SHARED.", e.name)
 	w.line("template <typename T, int TIER = TIER_SHARED> GLASS_HD constexpr size_t %s_DEVICE_SMEM_BYTES() {", up)
 	w.line("    return (size_t(%d) + (%s_OUTPUTS_IN_SMEM<T, TIER>() ? size_t(%d) : 0)) * sizeof(T) +", e.inputSize(), up, e.stagedOutputSize())
-	w.line("           %s_INNER_SMEM_BYTES<T, %s_TEMP_IN_SMEM<T, TIER>()>();", up, up)
+	w.line("           %s_INNER_SMEM_BYTES<T, %s<T, TIER>()>();", e.sizing(), e.placementConst())
 	w.line("}")
 	w.line("template <typename T, int TIER = TIER_SHARED> GLASS_HD constexpr size_t %s_DEVICE_WORKSPACE_BYTES() {", up)
-	w.line("    return %s_INNER_WORKSPACE_BYTES<T, %s_TEMP_IN_SMEM<T, TIER>()>();", up, up)
+	w.line("    return %s_INNER_WORKSPACE_BYTES<T, %s<T, TIER>()>();", e.sizing(), e.placementConst())
 	w.line("}")
 	w.line("/// Dynamic shared memory, in bytes, of a %s_kernel<T, TIER> block of the given shape.", e.name)
 	w.line("template <typename T, int TIER = TIER_SHARED> constexpr size_t %s_LAUNCH_SMEM_BYTES(LaunchShape shape) {", up)
@@ -292,7 +353,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 			w.line("block_copy(s_%s, d_%s, %d);", b.name, b.name, b.size)
 		}
 		w.sync()
-		w.line("%s_inner<T, %s_TEMP_IN_SMEM<T, TIER>()>(%s);", e.name, up, strings.Join(append(append(scall, "s_temp", "d_workspace"), pcall...), ", "))
+		w.line("%s_inner<T, %s<T, TIER>()>(%s);", e.name, e.placementConst(), strings.Join(append(append(scall, "s_temp", "d_workspace"), pcall...), ", "))
 		w.sync()
 		if !e.globalOutputs {
 			w.block("if constexpr (outputs_in_smem)", func() {

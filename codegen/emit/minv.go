@@ -15,7 +15,9 @@ func emitMinv(g *gen) {
 		"  s_Minv out: [NV, NV] inverse mass matrix, row-major",
 		"  s_q    in:  [NQ] configuration",
 		"A joint whose articulated inertia is not positive definite yields NaN.",
-		"The algorithm is grid/algorithms/minv.cuh on this robot's description.")
+		"The algorithm is grid/algorithms/minv.cuh on this robot's description. Its placement parameter",
+		"F_IN_SMEM places the F-region (the column blocks, most of the scratch) only; the per-body state stays",
+		"in s_temp.")
 	e := &entry{
 		name:      "minv",
 		doc:       "Inverse joint-space inertia matrix M(q)⁻¹ (analytical algorithm, no factorisation), full and symmetric.",
@@ -24,6 +26,9 @@ func emitMinv(g *gen) {
 		temp:      temp,
 		algorithm: "minv",
 		shared:    "MinvState",
+		// F_IN_SMEM moves the F-region (the column blocks, most of the scratch) and keeps the per-body state
+		placement: placement{param: "F_IN_SMEM", split: &scratchSplit{
+			bodies: "MinvBodies", region: "Spatial<T>", regionSize: temp - minvBodyElements*len(r.Joints)}},
 	}
 	emitTemplateInner(w, e)
 	g.add(e)
@@ -38,7 +43,7 @@ func emitMinv(g *gen) {
 func minvTemp(r *model.Robot, rolled bool) int {
 	if rolled {
 		_, columns := minvLevelLayout(r)
-		return 43*len(r.Joints) + 6*columns
+		return minvBodyElements*len(r.Joints) + 6*columns
 	}
 	var levelTotal, levelMax []int
 	for _, level := range r.Levels {
@@ -61,5 +66,8 @@ func minvTemp(r *model.Robot, rolled bool) int {
 		parity[l%2] = max(parity[l%2], levelTotal[l])
 	}
 	columns := max(stack, parity[0]+parity[1], 1)
-	return 43*len(r.Joints) + 6*columns
+	return minvBodyElements*len(r.Joints) + 6*columns
 }
+
+// minvBodyElements is sizeof(algorithms::MinvBodies) per body, in elements.
+const minvBodyElements = 43

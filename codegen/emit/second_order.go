@@ -33,6 +33,7 @@ func emitSecondOrder(g *gen, name, doc, summary string, outputs []secondOrderOut
 		algorithm:     name,
 		shared:        state,
 		directOutputs: true,
+		placement:     placement{param: "SCRATCH_IN_SMEM"}, // IDSVA_SO_SCRATCH_IN_SMEM, FDSVA_SO_SCRATCH_IN_SMEM
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

@@ -124,13 +124,15 @@ constexpr bool valid_launch_shape(LaunchShape s, int max_threads) {
 // Resource tiers: how much of a block's resources an entry point may take, for a caller who runs it inside a
 // kernel of their own. Each entry point has three spill levels, the places of a sample's memory:
 //   level 0  its buffers (inputs and outputs) and its scratch in shared memory;
-//   level 1  the scratch in global memory (d_workspace), the buffers in shared memory;
+//   level 1  the scratch (or the part of it the inner's placement parameter moves) in global memory
+//            (d_workspace), the buffers in shared memory;
 //   level 2  the scratch in d_workspace and the outputs written straight to the caller's global memory: only
 //            the inputs in shared memory.
 // A tier resolves to a level per robot, precision and entry point (spill_level): TIER_SHARED to level 0
 // (fastest), TIER_MINIMAL to level 2 (least shared memory), TIER_LITE to the first level whose shared memory
-// fits TIER_LITE_SMEM_BYTES. Each entry point's <ALGO>_SPILL_LEVEL<T, TIER>(), <ALGO>_TEMP_IN_SMEM<T, TIER>()
-// and <ALGO>_OUTPUTS_IN_SMEM<T, TIER>() say what a tier resolves to for the robot at hand.
+// fits TIER_LITE_SMEM_BYTES. Each entry point's <ALGO>_SPILL_LEVEL<T, TIER>(), its inner's placement
+// (<ALGO>_TEMP_IN_SMEM<T, TIER>(), MINV_F_IN_SMEM, EE_GRAD_TEMP_IN_SMEM, ...: docs/architecture.md) and
+// <ALGO>_OUTPUTS_IN_SMEM<T, TIER>() say what a tier resolves to for the robot at hand.
 constexpr int TIER_SHARED = 0;
 constexpr int TIER_LITE = 1;
 constexpr int TIER_MINIMAL = 2;

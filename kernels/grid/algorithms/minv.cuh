@@ -135,22 +135,33 @@ GLASS_HD constexpr int state_columns() {
 
 }  // namespace minv_detail
 
+// The algorithm's per-body state...
 template <class R, typename T>
-struct MinvState {
+struct MinvBodies {
     JointPose<T> pose[R::NB];
     Sym6<T> IA_up[R::NB];  // IA − U·D⁻¹·Uᵀ a body passes to its parent, in parent coordinates
     Spatial<T> U[R::NB];   // IA·S of a non-root joint (one degree of freedom)
     T dinv[R::NB];         // its (Sᵀ·IA·S)⁻¹
-    Spatial<T> FP[minv_detail::state_columns<R>()];  // the F, then P, blocks (minv_detail::block_offset)
 };
 
-// Minv (NV × NV, row-major, exactly symmetric) from q (NQ). A free-flyer whose articulated inertia is not
-// positive definite yields NaN.
+// ... and its F-region, the F, then P, column blocks (minv_detail::block_offset): most of the state, and what
+// an inline caller short of shared memory moves to global memory first (minv_inner's F_IN_SMEM).
+template <class R>
+constexpr int minv_f_region_columns() {
+    return minv_detail::state_columns<R>();
+}
+
+template <class R, typename T>
+struct MinvState : MinvBodies<R, T> {
+    Spatial<T> FP[minv_f_region_columns<R>()];
+};
+
+// Minv (NV × NV, row-major, exactly symmetric) from q (NQ), the F-region at FP (minv_f_region_columns<R>()
+// entries, group-visible). A free-flyer whose articulated inertia is not positive definite yields NaN.
 template <class R, typename T, class S>
-GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
+GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Spatial<T>* FP) {
     constexpr int NV = R::NV;
     constexpr bool BY_LEVELS = S::cooperative || rolled_v<R>;
-    auto& FP = st.FP;
 
     backward_sweep<R>(scope, [&](auto i) {
         const auto jt = joint<R>(i);
@@ -252,6 +263,12 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
             for (int j = end; j < NV; ++j) column(j, T(0));
         }
     });
+}
+
+// The same with the whole state in one place.
+template <class R, typename T, class S>
+GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvState<R, T>& st) {
+    minv<R>(scope, Minv, q, static_cast<MinvBodies<R, T>&>(st), st.FP);
 }
 
 }  // namespace algorithms
