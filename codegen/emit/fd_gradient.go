@@ -6,7 +6,7 @@ func emitForwardDynamicsGradient(g *gen) {
 	r, w := g.r, g.w
 	nv := r.NV
 	// sizeof(algorithms::FdGradientState): qdd, then the phases' states in one union
-	temp := nv + max(g.entryTemp("aba"), g.entryTemp("minv"), g.entryTemp("inverse_dynamics_gradient"))
+	temp := nv + max(g.entry("aba").temp, g.entry("minv").temp, g.entry("inverse_dynamics_gradient").temp)
 	g.innerDoc("Derivatives of forward dynamics qdd = M(q)⁻¹ (τ − C(q, qd)·qd − g(q)).", temp,
 		"  s_dqdd_dq  out: [NV×NV] ∂qdd/∂q, row-major, column = tangent direction of q (free-flyer: its",
 		"                  body-frame twist [v_lin; ω], as the velocity)",

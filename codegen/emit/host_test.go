@@ -26,12 +26,12 @@ var testGravity = spatial.Vec3{0.3, -0.2, -9.81}
 
 // groupChecked are the entry points whose sample-group code is not the one-thread code (a small group
 // differentiates by directions, algorithms/directions.cuh; fdsva_so starts from forward dynamics'
-// derivatives; minv splits its scratch): the driver also runs their inner in a sample group (one thread on
-// the host), its placement parameter false (the scratch, or minv's F-region, in the global workspace, s_temp
+// derivatives; minv and forward_dynamics split their scratch): the driver also runs their inner in a sample group (one thread on
+// the host), its placement parameter false (the scratch, or M⁻¹'s F-region, in the global workspace, s_temp
 // null where nothing is left for it), and the checks name its results
 // "<entry point> (group)".
 var groupChecked = map[string]bool{"inverse_dynamics_gradient": true, "forward_dynamics_gradient": true, "fdsva_so": true,
-	"minv": true}
+	"minv": true, "forward_dynamics": true}
 
 const groupSuffix = " (group)"
 
@@ -111,7 +111,7 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 			if a.Gravity {
 				inner = append(inner, "gravity")
 			}
-			up := strings.ToUpper(a.Name)
+			up := emit.InnerPrefix(a.Name)
 			fmt.Fprintf(&b, "            std::vector<T> s_temp(grid::%s_INNER_SMEM_BYTES<T, false>() / sizeof(T));\n", up)
 			fmt.Fprintf(&b, "            std::vector<T> temp(grid::%s_INNER_WORKSPACE_BYTES<T, false>() / sizeof(T));\n", up)
 			fmt.Fprintf(&b, "            for (int k = 0; k < n; ++k) grid::%s_inner<T, false>(%s);\n", a.Name, strings.Join(inner, ", "))

@@ -48,7 +48,6 @@ func emitEndEffectorPoseGradient(g *gen) {
 		algorithm:     "end_effector_pose_gradient",
 		shared:        "KinematicsState",
 		directOutputs: true,
-		placement:     placement{prefix: "EE_GRAD"}, // the seed system's EE_GRAD_INNER_*_BYTES, EE_GRAD_TEMP_IN_SMEM
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

@@ -26,9 +26,8 @@ type entry struct {
 	gravity, frame bool
 	// temp is the inner's scratch size in elements.
 	temp int
-	// placement names the inner's placement: the prefix of its sizing constants (default: the upper-case
-	// name) and its template parameter (default TEMP_IN_SMEM), as the seed system names them; the tier's
-	// choice is <prefix>_<parameter><T, TIER>(). Without a split, the parameter moves the whole scratch.
+	// placement names the inner's template parameter (default TEMP_IN_SMEM) as the seed system names it; the
+	// tier's choice is <InnerPrefix>_<parameter><T, TIER>(). Without a split, it moves the whole scratch.
 	placement placement
 	// globalOutputs has the inner write the outputs straight to the caller's memory (global memory on the
 	// GPU) instead of shared memory: for outputs too large for it, such as NV³ second-derivative tensors.
@@ -52,7 +51,7 @@ type entry struct {
 
 // placement is how an inner names and splits its scratch.
 type placement struct {
-	prefix, param string
+	param string
 	// split, when set, is the part of the scratch the parameter moves (the rest stays in s_temp): the
 	// template takes the rest as bodies (a base of its state type) and the region as a pointer to region
 	// elements of regionSize scalars each.
@@ -64,13 +63,21 @@ type scratchSplit struct {
 	regionSize     int // scalars of the moved region
 }
 
-// sizing is the prefix of the inner's sizing and placement constants.
-func (e *entry) sizing() string {
-	if e.placement.prefix != "" {
-		return e.placement.prefix
+// innerPrefixes are the seed system's prefixes of the inners' sizing and placement constants where they are
+// not the entry point's name in upper case.
+var innerPrefixes = map[string]string{"forward_dynamics": "FD", "end_effector_pose_gradient": "EE_GRAD"}
+
+// InnerPrefix is the prefix of an entry point's inner sizing and placement constants
+// (<prefix>_INNER_TEMP, <prefix>_INNER_SMEM_BYTES, ...).
+func InnerPrefix(entry string) string {
+	if p, ok := innerPrefixes[entry]; ok {
+		return p
 	}
-	return e.upper()
+	return strings.ToUpper(entry)
 }
+
+// sizing is the prefix of the inner's sizing and placement constants.
+func (e *entry) sizing() string { return InnerPrefix(e.name) }
 
 // placementParam is the inner's placement template parameter.
 func (e *entry) placementParam() string {

@@ -84,5 +84,5 @@ func emitFDSVASO(g *gen) {
 			{name: "tau", size: r.NV, doc: "joint efforts"},
 		},
 		// FdsvaState: ∂qdd/∂q, ∂qdd/∂qd and M⁻¹, then forward_dynamics_gradient's state
-		"FdsvaState", 3*r.NV*r.NV+g.entryTemp("forward_dynamics_gradient"))
+		"FdsvaState", 3*r.NV*r.NV+g.entry("forward_dynamics_gradient").temp)
 }
