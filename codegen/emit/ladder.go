@@ -338,6 +338,8 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.line("/// bytes of global memory for this sample group alone; unused, and may be null, where that is 0)%s.", map[bool]string{false: ", and at spill\n/// level 2 the inner writes the outputs straight to global memory", true: ""}[e.globalOutputs])
 	w.line("template <typename T, int TIER = TIER_SHARED>")
 	w.block(fmt.Sprintf("GLASS_DEVICE void %s_device(%s, T* s_mem, T* d_workspace = nullptr)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+		w.line("static_assert(TIER != TIER_LITE || %s_DEVICE_SMEM_BYTES<T, TIER>() <= TIER_LITE_SMEM_BYTES,", up)
+		w.line("              \"no spill level of %s fits TIER_LITE_SMEM_BYTES for this robot\");", e.name)
 		off := 0
 		for _, b := range e.inputs {
 			w.line("T* s_%s = s_mem + %d;", b.name, off)
@@ -492,6 +494,8 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("if (%s_DEVICE_WORKSPACE_BYTES<T, TIER>() > 0 && d_workspace == nullptr) return cudaErrorInvalidValue;", up)
 		w.line("const size_t smem = %s_LAUNCH_SMEM_BYTES<T, TIER>(shape);", up)
 		w.line("cudaError_t err = set_smem_limit<%s_kernel<T, TIER>>(smem);", e.name)
+		w.line("if (err == cudaSuccess && %s_DEVICE_WORKSPACE_BYTES<T, TIER>() > 0)", up)
+		w.line("    err = persist_workspace(stream, d_workspace, %s_LAUNCH_WORKSPACE_BYTES<T, TIER>(num_samples, shape));", up)
 		w.line("if (err != cudaSuccess) return err;")
 		w.line("const dim3 block(unsigned(shape.threads_per_sample), unsigned(shape.samples_per_block));")
 		_, dcall := e.bufferParams("d_")

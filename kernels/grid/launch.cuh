@@ -266,6 +266,41 @@ inline cudaError_t set_smem_limit(size_t bytes) {
     return err;
 }
 
+// L2 persisting of a spilled workspace, an opt-in build flag (GRID_CUDA_ENABLE_L2_PERSISTING=1; off by
+// default, as the persisting carve-out evicts other traffic): a launch at a tier that spills first marks its
+// d_workspace as an access-policy window on its stream, so that spilled accesses hit L2 rather than HBM. The
+// window stays on the stream for later launches; not for streams being captured into a graph.
+#if !defined(GRID_CUDA_ENABLE_L2_PERSISTING)
+#define GRID_CUDA_ENABLE_L2_PERSISTING 0
+#endif
+inline cudaError_t persist_workspace(cudaStream_t stream, const void* workspace, size_t bytes) {
+#if GRID_CUDA_ENABLE_L2_PERSISTING
+    if (workspace == nullptr || bytes == 0) return cudaSuccess;
+    int device = 0, max_window = 0, max_persisting = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device);
+    if (err != cudaSuccess || max_window <= 0 || max_persisting <= 0) return err;
+    static std::atomic<bool> limit_set[64];  // the persisting carve-out, set once per device
+    if (device >= 0 && device < 64 && !limit_set[device].exchange(true))
+        err = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(max_persisting));
+    if (err != cudaSuccess) return err;
+    cudaStreamAttrValue attr = {};
+    attr.accessPolicyWindow.base_ptr = const_cast<void*>(workspace);
+    attr.accessPolicyWindow.num_bytes = bytes < size_t(max_window) ? bytes : size_t(max_window);
+    const double fits = double(max_persisting) / double(attr.accessPolicyWindow.num_bytes);
+    attr.accessPolicyWindow.hitRatio = float(fits < 1.0 ? fits : 1.0);
+    attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    return cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr);
+#else
+    (void)stream;
+    (void)workspace;
+    (void)bytes;
+    return cudaSuccess;
+#endif
+}
+
 // Device allocations of one host-wrapper call, freed when it returns.
 template <typename T>
 class DeviceBuffers {
