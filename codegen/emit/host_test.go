@@ -35,8 +35,19 @@ var groupChecked = map[string]bool{"inverse_dynamics_gradient": true, "forward_d
 
 const groupSuffix = " (group)"
 
+// minimalSuffix names the results of every entry point's <algo>_device at TIER_MINIMAL (spill level 2: the
+// inputs staged in s_mem, the scratch in the workspace, the outputs written straight to the caller's arrays),
+// a sample group of one thread on the host.
+const minimalSuffix = " (minimal)"
+
+// entryName is the entry point a result name belongs to.
+func entryName(result string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(result, groupSuffix), minimalSuffix)
+}
+
 // driverSource writes a C++ program that runs every entry point's host wrapper on inputs read from a file,
-// in double and then in float, and writes all outputs as doubles.
+// in double and then in float, and writes all outputs as doubles; then, in a sample group of one thread, the
+// inners of groupChecked and every entry point's _device at TIER_MINIMAL (minimalSuffix).
 func driverSource(m *emit.Metadata) string {
 	var b strings.Builder
 	b.WriteString(`#include "grid.cuh"
@@ -118,6 +129,29 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 			for _, o := range a.Outputs {
 				fmt.Fprintf(&b, "            write_values(out, %s);\n", o.Name)
 			}
+		}
+		// every entry point's _device at TIER_MINIMAL, sample by sample, on NaN-poisoned outputs
+		up := strings.ToUpper(a.Name)
+		var dev []string
+		for _, o := range a.Outputs {
+			fmt.Fprintf(&b, "            std::fill(%s.begin(), %s.end(), T(NAN));\n", o.Name, o.Name)
+			dev = append(dev, fmt.Sprintf("%s.data() + size_t(k) * %d", o.Name, o.Size()))
+		}
+		for _, i := range a.Inputs {
+			dev = append(dev, fmt.Sprintf("%s.data() + size_t(k) * %d", i.Name, i.Size()))
+		}
+		if a.Frame {
+			dev = append(dev, "f")
+		}
+		if a.Gravity {
+			dev = append(dev, "gravity")
+		}
+		dev = append(dev, "s_mem.data()", "ws.data()")
+		fmt.Fprintf(&b, "            std::vector<T> s_mem(grid::%s_DEVICE_SMEM_BYTES<T, grid::TIER_MINIMAL>() / sizeof(T) + 1);\n", up)
+		fmt.Fprintf(&b, "            std::vector<T> ws(grid::%s_DEVICE_WORKSPACE_BYTES<T, grid::TIER_MINIMAL>() / sizeof(T) + 1);\n", up)
+		fmt.Fprintf(&b, "            for (int k = 0; k < n; ++k) grid::%s_device<T, grid::TIER_MINIMAL>(%s);\n", a.Name, strings.Join(dev, ", "))
+		for _, o := range a.Outputs {
+			fmt.Fprintf(&b, "            write_values(out, %s);\n", o.Name)
 		}
 		b.WriteString("        }\n    }\n")
 	}
@@ -236,6 +270,7 @@ func hostErrors(t *testing.T, r *model.Robot, opt emit.Options) (map[string][2]f
 				if groupChecked[a.Name] {
 					names = append(names, a.Name+groupSuffix)
 				}
+				names = append(names, a.Name+minimalSuffix)
 				for _, name := range names {
 					for o, out := range a.Outputs {
 						sz := out.Size()
@@ -290,7 +325,7 @@ func relErr(what string, got, want []float64) float64 {
 func checkHostErrors(t *testing.T, errs map[string][2]float64, cond float64) {
 	t.Helper()
 	for name, e := range errs {
-		algo := strings.TrimSuffix(name, groupSuffix)
+		algo := entryName(name)
 		tol64 := 1e-10
 		if fd, ok := equiv.SecondOrderTolerance[algo]; ok {
 			tol64 = fd
@@ -398,7 +433,7 @@ func TestRolledHostBuildMatchesReference(t *testing.T) {
 			}
 			entries := 0
 			for name := range errs {
-				if !strings.HasSuffix(name, groupSuffix) {
+				if entryName(name) == name {
 					entries++
 				}
 			}
