@@ -104,24 +104,11 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 			fmt.Fprintf(&b, "            write_values(out, %s);\n", o.Name)
 		}
 		if groupChecked[a.Name] {
-			// the inner in a sample group (of one thread on the host), sample by sample, on NaN-poisoned outputs
-			var inner []string
-			for _, o := range a.Outputs {
-				fmt.Fprintf(&b, "            std::fill(%s.begin(), %s.end(), T(NAN));\n", o.Name, o.Name)
-				inner = append(inner, fmt.Sprintf("%s.data() + size_t(k) * %d", o.Name, o.Size()))
-			}
-			for _, i := range a.Inputs {
-				inner = append(inner, fmt.Sprintf("%s.data() + size_t(k) * %d", i.Name, i.Size()))
-			}
+			// the inner in a sample group (of one thread on the host), sample by sample, on NaN-poisoned outputs;
 			// the placement parameter false: the scratch in the workspace, s_temp null unless the parameter moves
 			// only part of it (minv's F_IN_SMEM): the inner must route it
-			inner = append(inner, "s_temp.empty() ? nullptr : s_temp.data()", "temp.data()")
-			if a.Frame {
-				inner = append(inner, "f")
-			}
-			if a.Gravity {
-				inner = append(inner, "gravity")
-			}
+			bufs, params := poisonedSampleArgs(&b, a)
+			inner := append(append(bufs, "s_temp.empty() ? nullptr : s_temp.data()", "temp.data()"), params...)
 			up := emit.InnerPrefix(a.Name)
 			fmt.Fprintf(&b, "            std::vector<T> s_temp(grid::%s_INNER_SMEM_BYTES<T, false>() / sizeof(T));\n", up)
 			fmt.Fprintf(&b, "            std::vector<T> temp(grid::%s_INNER_WORKSPACE_BYTES<T, false>() / sizeof(T));\n", up)
@@ -132,21 +119,8 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 		}
 		// every entry point's _device at TIER_MINIMAL, sample by sample, on NaN-poisoned outputs
 		up := strings.ToUpper(a.Name)
-		var dev []string
-		for _, o := range a.Outputs {
-			fmt.Fprintf(&b, "            std::fill(%s.begin(), %s.end(), T(NAN));\n", o.Name, o.Name)
-			dev = append(dev, fmt.Sprintf("%s.data() + size_t(k) * %d", o.Name, o.Size()))
-		}
-		for _, i := range a.Inputs {
-			dev = append(dev, fmt.Sprintf("%s.data() + size_t(k) * %d", i.Name, i.Size()))
-		}
-		if a.Frame {
-			dev = append(dev, "f")
-		}
-		if a.Gravity {
-			dev = append(dev, "gravity")
-		}
-		dev = append(dev, "s_mem.data()", "ws.data()")
+		bufs, params := poisonedSampleArgs(&b, a)
+		dev := append(append(bufs, params...), "s_mem.data()", "ws.data()")
 		fmt.Fprintf(&b, "            std::vector<T> s_mem(grid::%s_DEVICE_SMEM_BYTES<T, grid::TIER_MINIMAL>() / sizeof(T) + 1);\n", up)
 		fmt.Fprintf(&b, "            std::vector<T> ws(grid::%s_DEVICE_WORKSPACE_BYTES<T, grid::TIER_MINIMAL>() / sizeof(T) + 1);\n", up)
 		fmt.Fprintf(&b, "            for (int k = 0; k < n; ++k) grid::%s_device<T, grid::TIER_MINIMAL>(%s);\n", a.Name, strings.Join(dev, ", "))
@@ -174,6 +148,25 @@ int main(int argc, char** argv) {
 }
 `)
 	return b.String()
+}
+
+// poisonedSampleArgs writes the NaN poisoning of a's outputs and returns the arguments of sample k of the
+// driver's arrays: the output and input pointers, then the by-value parameters (frame, gravity).
+func poisonedSampleArgs(b *strings.Builder, a emit.AlgorithmInfo) (bufs, params []string) {
+	for _, o := range a.Outputs {
+		fmt.Fprintf(b, "            std::fill(%s.begin(), %s.end(), T(NAN));\n", o.Name, o.Name)
+		bufs = append(bufs, fmt.Sprintf("%s.data() + size_t(k) * %d", o.Name, o.Size()))
+	}
+	for _, i := range a.Inputs {
+		bufs = append(bufs, fmt.Sprintf("%s.data() + size_t(k) * %d", i.Name, i.Size()))
+	}
+	if a.Frame {
+		params = append(params, "f")
+	}
+	if a.Gravity {
+		params = append(params, "gravity")
+	}
+	return bufs, params
 }
 
 // hostBuild generates a robot's header and driver into dir and compiles them with the host compiler.

@@ -128,7 +128,11 @@ func emitTemplateInner(w *writer, e *entry) {
 	w.line("template <typename T, bool %s = true>", param)
 	w.line("GLASS_HD constexpr size_t %s_INNER_WORKSPACE_BYTES() { return %s ? 0 : size_t(%d) * sizeof(T); }", pre, param, moved)
 	w.line("/// The spill level resource tier TIER resolves to for this robot (grid/launch.cuh): 0 keeps %s_device's", e.name)
-	w.line("/// buffers and the scratch in shared memory, 1 moves %s to d_workspace, 2 also writes the outputs", map[bool]string{true: "the inner's " + param + " region", false: "the scratch"}[e.placement.split != nil])
+	moves := "the scratch"
+	if e.placement.split != nil {
+		moves = "the inner's " + param + " region"
+	}
+	w.line("/// buffers and the scratch in shared memory, 1 moves %s to d_workspace, 2 also writes the outputs", moves)
 	w.line("/// straight to global memory. TIER_SHARED is level 0, TIER_MINIMAL level 2, TIER_LITE the first that fits")
 	w.line("/// TIER_LITE_SMEM_BYTES.")
 	w.line("template <typename T, int TIER>")
@@ -209,23 +213,20 @@ func (e *entry) upper() string { return strings.ToUpper(e.name) }
 // stores (WarpStores): every template entry but those whose NV³ outputs go straight to global memory.
 func (e *entry) warpStores() bool { return e.algorithm != "" && !e.globalOutputs }
 
-// smem is the per-block shared memory of _device and _kernel, in elements.
-func (e *entry) smem() int {
-	n := e.temp
-	for _, b := range e.sharedBuffers() {
+// smem is the per-sample shared memory of _device and _kernel at spill level 0, in elements.
+func (e *entry) smem() int { return e.inputSize() + e.stagedOutputSize() + e.temp }
+
+// bufferSize is the elements of some buffers.
+func bufferSize(bs []buffer) int {
+	n := 0
+	for _, b := range bs {
 		n += b.size
 	}
 	return n
 }
 
 // inputSize is the elements of the inputs, which _device stages in shared memory at every spill level.
-func (e *entry) inputSize() int {
-	n := 0
-	for _, b := range e.inputs {
-		n += b.size
-	}
-	return n
-}
+func (e *entry) inputSize() int { return bufferSize(e.inputs) }
 
 // stagedOutputSize is the elements of the outputs _device stages in shared memory below spill level 2 (none
 // where the inner writes them to global memory).
@@ -233,17 +234,7 @@ func (e *entry) stagedOutputSize() int {
 	if e.globalOutputs {
 		return 0
 	}
-	return e.smem() - e.temp - e.inputSize()
-}
-
-// sharedBuffers are the buffers _device stages in shared memory: the inputs, and the outputs unless the
-// inner writes them to global memory.
-func (e *entry) sharedBuffers() []buffer {
-	bs := append([]buffer(nil), e.inputs...)
-	if !e.globalOutputs {
-		bs = append(bs, e.outputs...)
-	}
-	return bs
+	return bufferSize(e.outputs)
 }
 
 // params lists the by-value parameters after the buffers (gravity, frame), with and without types.
@@ -335,7 +326,12 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	}
 	e.bufferDocs(w, "d_", "")
 	w.line("/// At resource tier TIER the inner's scratch is in s_mem or in d_workspace (%s_DEVICE_WORKSPACE_BYTES<T, TIER>()", up)
-	w.line("/// bytes of global memory for this sample group alone; unused, and may be null, where that is 0)%s.", map[bool]string{false: ", and at spill\n/// level 2 the inner writes the outputs straight to global memory", true: ""}[e.globalOutputs])
+	if e.globalOutputs {
+		w.line("/// bytes of global memory for this sample group alone; unused, and may be null, where that is 0).")
+	} else {
+		w.line("/// bytes of global memory for this sample group alone; unused, and may be null, where that is 0), and at spill")
+		w.line("/// level 2 the inner writes the outputs straight to global memory.")
+	}
 	w.line("template <typename T, int TIER = TIER_SHARED>")
 	w.block(fmt.Sprintf("GLASS_DEVICE void %s_device(%s, T* s_mem, T* d_workspace = nullptr)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		w.line("static_assert(TIER != TIER_LITE || %s_DEVICE_SMEM_BYTES<T, TIER>() <= TIER_LITE_SMEM_BYTES,", up)
