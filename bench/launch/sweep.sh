@@ -12,6 +12,8 @@
 # read GRID_SWEEP_SHAPES and GRID_SWEEP_BATCHES (narrow the cells), GRID_SWEEP_BACK_TO_BACK=K (K launches
 # between one pair of events) and GRID_SWEEP_GRAPH=1 (those K launches replayed from a CUDA graph: batch-1
 # kernel times without the host's submission, an empty kernel 0.65 µs on the H200 against 5-6 µs otherwise).
+# PRECISIONS=FLOAT (or DOUBLE) builds and times one precision (tests/gpu/nvcc_split.sh); NVCC_FLAGS adds flags
+# to every compile (e.g. -DGRID_CUDA_ENABLE_L2_PERSISTING=1).
 # TIERS=all builds every resource tier (GRID_ALL_TIERS) and times the sample-group shapes at TIER_LITE and
 # TIER_MINIMAL too ("GxS@lite", "GxS@minimal"; bench/launch/summary.py tabulates them, the tuner skips them).
 set -uo pipefail
@@ -37,8 +39,8 @@ build() {
   local dir=$1 bound=$2 start
   start=$(date +%s)
   # only the entry points the sweep calls (tuneprep lists them)
-  if ENTRIES=$(cat "$dir/entries" 2>/dev/null) NVCC=$nvcc JOBS=$jobs bash "$root/tests/gpu/nvcc_split.sh" "$dir/sweep_$bound" "$dir/sweep.cu" "$dir" -O3 -arch="$arch" \
-    -std=c++17 -DGRID_MAX_THREADS="$bound" $tier_flags -I "$root/kernels" >"$dir/build_$bound.txt" 2>&1; then
+  if ENTRIES=$(cat "$dir/entries" 2>/dev/null) PRECISIONS=${PRECISIONS:-FLOAT,DOUBLE} NVCC=$nvcc JOBS=$jobs bash "$root/tests/gpu/nvcc_split.sh" "$dir/sweep_$bound" "$dir/sweep.cu" "$dir" -O3 -arch="$arch" \
+    -std=c++17 -DGRID_MAX_THREADS="$bound" $tier_flags ${NVCC_FLAGS:-} -I "$root/kernels" >"$dir/build_$bound.txt" 2>&1; then
     echo "# built $(basename "$dir") max_threads $bound in $(( $(date +%s) - start )) s" >>"$dir/build_$bound.txt"
   else
     echo "# BUILD FAILED $(basename "$dir") max_threads $bound" >>"$dir/build_$bound.txt"

@@ -6,7 +6,9 @@
 # $NVCC names nvcc (default: nvcc on PATH); $JOBS the parallel compiles (default: all cores); $ENTRIES
 # (e.g. "ABA,MASS_MATRIX") compiles only those entry points (the program must call no others, and an entry
 # point whose launch calls others needs them listed too: forward_dynamics_gradient's phased launch calls
-# ABA, INVERSE_DYNAMICS_GRADIENT and MINV; the link names what is missing). Each unit's compile time is printed.
+# ABA, INVERSE_DYNAMICS_GRADIENT and MINV; the link names what is missing); $PRECISIONS ("FLOAT" or "DOUBLE";
+# default both) compiles those precisions only (the program's calls in the other are compiled out:
+# GRID_PRECISION_SKIPPED_<P>). Each unit's compile time is printed.
 set -euo pipefail
 out=${1:?usage: nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]}
 main=${2:?usage}
@@ -29,8 +31,13 @@ if [[ -n ${ENTRIES:-} ]]; then
   done
   entries=${ENTRIES//,/ }
 fi
+precisions=${PRECISIONS:-FLOAT DOUBLE}
+precisions=${precisions//,/ }
+for p in FLOAT DOUBLE; do
+  grep -qw "$p" <<<"$precisions" || set -- "$@" "-DGRID_PRECISION_SKIPPED_$p"
+done
 for e in $entries; do
-  for p in FLOAT DOUBLE; do
+  for p in $precisions; do
     printf '#define GRID_ENTRY_%s\n#define GRID_ENTRY_ONLY_%s\n#include "grid.cuh"\n' "$e" "$p" >"$objs/$e.$p.cu"
   done
 done
