@@ -27,24 +27,24 @@ const (
 // (handlers grid_<algo>_cpu) and, with -cuda, libgrid_rbd_cuda.so (handlers grid_<algo>_cuda; sm_80, sm_90
 // and PTX, or only $GRID_CUDA_ARCH such as sm_90), all through codegen/build, from one parse of the URDF.
 // Flags: -floating adds a free-flyer base; -out=DIR overrides build/<urdf stem>; -cuda also builds the CUDA
-// library; -roll=auto|always|never as for Gen. The XLA FFI headers come from $GRID_FFI_INCLUDE, the oldest
+// library; -roll=auto|always|never and -tier=shared|lite|minimal as for Gen. The XLA FFI headers come from $GRID_FFI_INCLUDE, the oldest
 // supported jaxlib's (.venv/ffi-include) or the jax in .venv (`go tool mage venv`); nvcc from $NVCC, PATH or
 // .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX or c++; $GRID_BUILD_JOBS caps the parallel CUDA
 // compiles.
-func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll *string) error {
-	_, err := buildRobot(urdfPath, floating, out, cuda, roll)
+func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string) error {
+	_, err := buildRobot(urdfPath, floating, out, cuda, roll, tier)
 	return err
 }
 
 // buildRobot is Build, returning the robot it built.
-func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll *string) (*model.Robot, error) {
+func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string) (*model.Robot, error) {
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
 	tc, err := toolchain(cuda != nil && *cuda)
 	if err != nil {
 		return nil, err
 	}
-	r, dir, err := generate(urdfPath, floating, out, nil, roll)
+	r, dir, err := generate(urdfPath, floating, out, nil, roll, tier)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func GPUPytestPrep() error {
 		}
 		out := filepath.Join(root, rb.Name)
 		floating := rb.Floating
-		r, err := buildRobot(path, &floating, &out, &noCUDA, nil)
+		r, err := buildRobot(path, &floating, &out, &noCUDA, nil, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rb.Name, err)
 		}

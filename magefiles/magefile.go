@@ -70,7 +70,7 @@ func Demo(batch, iterations *int) error {
 		return err
 	}
 	out := filepath.Join("build", "iiwa")
-	if err := Build(bundledRobot, nil, &out, nil, nil); err != nil {
+	if err := Build(bundledRobot, nil, &out, nil, nil, nil); err != nil {
 		return err
 	}
 	args := []string{"-m", "grid_rbd.demo", "--robot", out}
@@ -109,9 +109,10 @@ func RefDemo(urdfPath *string, floating *bool, seconds *float64) error {
 // (grid.cuh, metadata.json, grid_ffi.h, model.json), where name is the URDF file's stem. Flags: -floating adds a free-flyer base;
 // -out=DIR overrides the folder; -block=N sets the launch helpers' default block size (default 128);
 // -roll=auto|always|never chooses the unrolled or the rolled robot description (default auto: rolled above
-// emit.RollBodies bodies; docs/architecture.md).
-func Gen(urdfPath string, floating *bool, out *string, block *int, roll *string) error {
-	_, _, err := generate(urdfPath, floating, out, block, roll)
+// emit.RollBodies bodies; docs/architecture.md); -tier=shared|lite|minimal sets the resource tier every entry
+// point's XLA FFI handler launches at instead of the tuned one (launch_cfg<GRID_ALGO_*>::TIER).
+func Gen(urdfPath string, floating *bool, out *string, block *int, roll, tier *string) error {
+	_, _, err := generate(urdfPath, floating, out, block, roll, tier)
 	return err
 }
 
@@ -125,7 +126,7 @@ func rollFlag(roll *string) (emit.Roll, error) {
 
 // generate parses a robot once and writes its build folder's generated files (codegen/build): Gen, and the
 // first half of Build.
-func generate(urdfPath string, floating *bool, out *string, block *int, roll *string) (*model.Robot, string, error) {
+func generate(urdfPath string, floating *bool, out *string, block *int, roll, tier *string) (*model.Robot, string, error) {
 	start := time.Now()
 	r, err := loadRobot(urdfPath, floating, nil)
 	if err != nil {
@@ -137,6 +138,9 @@ func generate(urdfPath string, floating *bool, out *string, block *int, roll *st
 	}
 	if opt.Roll, err = rollFlag(roll); err != nil {
 		return nil, "", err
+	}
+	if tier != nil {
+		opt.Tier = *tier
 	}
 	dir := filepath.Join("build", strings.TrimSuffix(filepath.Base(urdfPath), filepath.Ext(urdfPath)))
 	if out != nil {

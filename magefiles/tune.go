@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,9 +65,11 @@ func TunePrep(robots, roll *string) error {
 
 // Tune turns a sweep's output (bench/launch/sweep.sh's sweep.txt) into the tuned launch configurations the
 // generator bakes, codegen/emit/launch_configs/h200.json: the entry points the sweep measured get new choices,
-// the others keep theirs.
-// -gpu names the device (default: the GPU line the sweep recorded); -source says where the results live.
-func Tune(results string, gpu, source *string) error {
+// the others keep theirs. A sweep with TIERS=all also bakes the resource tier of each configuration it timed
+// at every tier (tune.ChooseTier).
+// -gpu names the device (default: the GPU line the sweep recorded); -source says where the results live;
+// -tiers bakes the tiers alone and keeps every launch shape (a sweep of a few shapes and batches).
+func Tune(results string, gpu, source *string, tiers *bool) error {
 	f, err := os.Open(results)
 	if err != nil {
 		return err
@@ -80,6 +83,9 @@ func Tune(results string, gpu, source *string) error {
 		return fmt.Errorf("%s holds no sweep lines", results)
 	}
 	chosen := tune.Choose(cells)
+	if tiers != nil && *tiers {
+		chosen = nil
+	}
 	fingerprints := map[string]string{}
 	list, err := selectBenchRobots(nil)
 	if err != nil {
@@ -120,6 +126,19 @@ func Tune(results string, gpu, source *string) error {
 		}
 		file.Robots[fp] = merged
 		names = append(names, robot)
+	}
+	// the tiers of the configurations now in the file, by the sweep's robot names
+	byName := map[string]emit.LaunchTable{}
+	for name, fp := range fingerprints {
+		if table, ok := file.Robots[fp]; ok {
+			byName[name] = table
+		}
+	}
+	for _, set := range tune.ChooseTiers(byName, cells) {
+		robot, _, _ := strings.Cut(set, " ")
+		if !slices.Contains(names, robot) {
+			names = append(names, robot)
+		}
 	}
 	sort.Strings(names)
 	if gpu != nil && *gpu != "" {

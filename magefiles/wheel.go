@@ -56,7 +56,7 @@ func Wheel(nocuda *bool) error {
 	for _, rb := range robots {
 		out := filepath.Join("build", "wheel", rb.Name)
 		floating := rb.Floating
-		if err := Build(rb.URDF, &floating, &out, &cuda, nil); err != nil {
+		if err := Build(rb.URDF, &floating, &out, &cuda, nil, nil); err != nil {
 			return fmt.Errorf("robot %s: %w", rb.Name, err)
 		}
 		libs := []string{"metadata.json", "libgrid_rbd_cpu.so"}

@@ -7,7 +7,9 @@
 // one contract:
 //
 //   operands   the algorithm's inputs in metadata order (q, then qd, qdd or tau where it has them)
-//   results    its outputs in metadata order
+//   results    its outputs in metadata order, then `workspace`: uint8 of any shape, scratch for the kernels'
+//              resource tier (grid::launch_cfg<GRID_ALGO_<NAME>, T>::TIER); grid_<algo>_<cpu|cuda>_workspace_bytes
+//              (samples, itemsize) says how many bytes a call at the baked tier needs (0 on the CPU)
 //   dtype      float32 or float64, the same for every operand and result
 //   shapes     any number of leading batch dimensions (none included), identical for every operand and
 //              result, then the per-sample shape of the metadata, e.g. q [..., NQ] and M [..., NV, NV]
@@ -15,8 +17,9 @@
 //              frame (i64, 0 <= frame < NF) where it takes a frame
 //
 // Every violation is an INVALID_ARGUMENT error that names the algorithm, the buffer, its shape or dtype and
-// what was expected. The CUDA handlers launch `grid::<algo>_launch<T>` on the stream XLA passes, never
-// synchronise or allocate, and are marked command-buffer compatible. The CPU handlers run the host wrapper
+// what was expected. The CUDA handlers launch `grid::<algo>_launch<T, TIER>` on the stream XLA passes at the
+// baked tier (at TIER_SHARED, which needs no workspace, where the workspace is smaller than that tier needs),
+// never synchronise or allocate, and are marked command-buffer compatible. The CPU handlers run the host wrapper
 // `grid::<algo><T>`, splitting large batches across threads (GRID_RBD_CPU_THREADS caps their number).
 #pragma once
 
@@ -231,13 +234,32 @@ cudaError_t configure_once() {
     return err;
 }
 
+// Launches at the baked tier when the workspace holds what it needs there, else at TIER_SHARED (none needed).
 template <typename Alg, typename T>
-ffi::Error execute(Stream stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples) {
+ffi::Error execute(Stream stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples,
+                   const ffi::AnyBuffer& workspace) {
     cudaError_t err = configure_once<Alg, T>();
     if (err != cudaSuccess) return cuda_error(Alg::kName, "setting the kernel's shared-memory limit failed", err);
-    err = Alg::template launch<T>(p.out.data(), p.in.data(), attrs, static_cast<int>(samples), stream);
+    const int n = static_cast<int>(samples);
+    const size_t need = Alg::template workspace_bytes<T>(n);
+    if (need <= workspace.size_bytes()) {
+        T* ws = need > 0 ? static_cast<T*>(workspace.untyped_data()) : nullptr;
+        err = Alg::template launch<T, Alg::template kTier<T>>(p.out.data(), p.in.data(), attrs, n, stream, ws);
+    } else {
+        err = Alg::template launch<T, grid::TIER_SHARED>(p.out.data(), p.in.data(), attrs, n, stream, nullptr);
+    }
     if (err != cudaSuccess) return cuda_error(Alg::kName, "kernel launch failed", err);
     return ffi::Error::Success();
+}
+
+// Bytes of workspace a call over samples samples of itemsize-byte scalars needs at the baked tier.
+template <typename Alg>
+int64_t workspace_bytes(int64_t samples, int32_t itemsize) {
+    if (samples <= 0 || samples > INT_MAX) return 0;
+    const int n = static_cast<int>(samples);
+    if (itemsize == 4) return static_cast<int64_t>(Alg::template workspace_bytes<float>(n));
+    if (itemsize == 8) return static_cast<int64_t>(Alg::template workspace_bytes<double>(n));
+    return 0;
 }
 
 #else
@@ -268,8 +290,14 @@ grid::Status run_range(const Pointers<Alg, T>& p, const Attrs& attrs, int64_t be
     return Alg::template host<T>(out.data(), in.data(), attrs, static_cast<int>(count));
 }
 
+// The host wrappers need no workspace: every tier is the same code on the CPU.
+template <typename Alg>
+int64_t workspace_bytes(int64_t, int32_t) {
+    return 0;
+}
+
 template <typename Alg, typename T>
-ffi::Error execute(Stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples) {
+ffi::Error execute(Stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples, const ffi::AnyBuffer&) {
     const int64_t workers = std::min(cpu_workers(), std::max<int64_t>(samples / kSamplesPerWorker, 1));
     const int64_t chunk = (samples + workers - 1) / workers;
     std::vector<grid::Status> status(static_cast<size_t>(workers), grid::Status::ok());
@@ -313,7 +341,8 @@ Pointers<Alg, T> pointers(const std::array<ffi::AnyBuffer, Alg::kInputs.size()>&
 // Checks a call, then runs it in the buffers' dtype; zero samples is a no-op.
 template <typename Alg>
 ffi::Error run(Stream stream, const std::array<ffi::AnyBuffer, Alg::kInputs.size()>& in,
-               const std::array<ffi::AnyBuffer, Alg::kOutputs.size()>& out, const Attrs& attrs) {
+               const std::array<ffi::AnyBuffer, Alg::kOutputs.size()>& out, const ffi::AnyBuffer& workspace,
+               const Attrs& attrs) {
     constexpr size_t NI = Alg::kInputs.size(), NO = Alg::kOutputs.size();
     std::array<Slot, NI + NO> slots{};
     for (size_t k = 0; k < NI; ++k) slots[k] = Slot{"operand", &Alg::kInputs[k], &in[k]};
@@ -321,13 +350,20 @@ ffi::Error run(Stream stream, const std::array<ffi::AnyBuffer, Alg::kInputs.size
     ffi::DataType dtype = ffi::DataType::INVALID;
     int64_t samples = 0;
     if (ffi::Error err = check_slots(Alg::kName, slots, &dtype, &samples); err.failure()) return err;
+    if (workspace.element_type() != ffi::DataType::U8) {
+        return invalid(Alg::kName, std::string("result workspace has dtype ") + dtype_name(workspace.element_type()) +
+                                       "; expected uint8 (scratch bytes after the outputs; see " GRID_FFI_ROBOT
+                                       "'s grid_<algo>_<platform>_workspace_bytes)");
+    }
     if (Alg::kFrame && (attrs.frame < 0 || attrs.frame >= grid::NF)) {
         return invalid(Alg::kName, "frame " + std::to_string(attrs.frame) + " is out of range; valid frames are 0 <= frame < " +
                                        std::to_string(grid::NF) + " (see the metadata's frame list)");
     }
     if (samples == 0) return ffi::Error::Success();
-    if (dtype == ffi::DataType::F32) return execute<Alg, float>(stream, pointers<Alg, float>(in, out), attrs, samples);
-    return execute<Alg, double>(stream, pointers<Alg, double>(in, out), attrs, samples);
+    if (dtype == ffi::DataType::F32) {
+        return execute<Alg, float>(stream, pointers<Alg, float>(in, out), attrs, samples, workspace);
+    }
+    return execute<Alg, double>(stream, pointers<Alg, double>(in, out), attrs, samples, workspace);
 }
 
 inline Attrs with_gravity(double x, double y, double z) {
@@ -352,9 +388,11 @@ inline auto bind() { return ffi::Ffi::Bind().Ctx<StreamContext>(); }
 
 #if defined(__CUDACC__)
 #define GRID_FFI_SYMBOL(algo) grid_##algo##_cuda
+#define GRID_FFI_WORKSPACE_SYMBOL(algo) grid_##algo##_cuda_workspace_bytes
 #define GRID_FFI_TRAITS {::xla::ffi::Traits::kCmdBufferCompatible}
 #else
 #define GRID_FFI_SYMBOL(algo) grid_##algo##_cpu
+#define GRID_FFI_WORKSPACE_SYMBOL(algo) grid_##algo##_cpu_workspace_bytes
 #define GRID_FFI_TRAITS {}
 #endif
 
@@ -362,6 +400,12 @@ inline auto bind() { return ffi::Ffi::Bind().Ctx<StreamContext>(); }
 // to each other's template statics (shape tables); only the handlers are exported.
 #define GRID_FFI_EXPORT(algo) \
     extern "C" __attribute__((visibility("default"))) XLA_FFI_Error* GRID_FFI_SYMBOL(algo)(XLA_FFI_CallFrame*);
+// The workspace query of one algorithm: bytes of the `workspace` result a call at the baked tier needs.
+#define GRID_FFI_EXPORT_WORKSPACE(algo, Alg)                                                                   \
+    extern "C" __attribute__((visibility("default"))) int64_t GRID_FFI_WORKSPACE_SYMBOL(algo)(int64_t samples, \
+                                                                                          int32_t itemsize) { \
+        return grid_ffi::workspace_bytes<Alg>(samples, itemsize);                                              \
+    }
 #define GRID_FFI_ARG Arg<::xla::ffi::AnyBuffer>()
 #define GRID_FFI_RET Ret<::xla::ffi::AnyBuffer>()
 #define GRID_FFI_GRAVITY Attr<double>("gravity_x").Attr<double>("gravity_y").Attr<double>("gravity_z")

@@ -56,6 +56,14 @@ def baked_shape(table: dict[str, Any] | None, robot: str, algo: str, precision: 
     return None
 
 
+def baked_tier(table: dict[str, Any] | None, robot: str, algo: str, precision: str) -> str:
+    """The resource tier the tuned table bakes for an entry point ("shared" where it bakes none)."""
+    for fingerprint, algos in (table or {"robots": {}})["robots"].items():
+        if fingerprint.split()[0] == robot and algo in algos:
+            return str(algos[algo].get(precision, {}).get("tier") or "shared")
+    return "shared"
+
+
 def summarize(path: Path, table_path: Path | None) -> str:
     header, cells, missing = parse(path)
     table = json.loads(table_path.read_text()) if table_path else None
@@ -84,27 +92,29 @@ def summarize(path: Path, table_path: Path | None) -> str:
                        if default else
                        f"| {robot} | {algo} | {precision} | — | {best:.1f} ({bshape} @ {bt}) | — | — | — |")
         out.append("")
-    out += tier_table(parse(path, tiers=True)[1], shown)
+    out += tier_table(parse(path, tiers=True)[1], shown, table)
     return "\n".join(out)
 
 
 TIERS = ("shared", "lite", "minimal")
 
 
-def tier_table(cells: dict[Key, dict[tuple[int, str], float]], batches: list[int]) -> list[str]:
+def tier_table(cells: dict[Key, dict[tuple[int, str], float]], batches: list[int],
+               table: dict[str, Any] | None = None) -> list[str]:
     """The fastest sample-group shape at each resource tier (a sweep built with GRID_ALL_TIERS names the
-    other tiers' cells "GxS@lite" and "GxS@minimal"), the tier the launch tables run marked; empty when the
-    sweep timed TIER_SHARED only."""
+    other tiers' cells "GxS@lite" and "GxS@minimal"), the tier the tuned table bakes marked (TIER_SHARED
+    without a table); empty when the sweep timed TIER_SHARED only."""
     if not any("@" in shape for v in cells.values() for _, shape in v):
         return []
     out = ["## Resource tiers", "",
            "Fastest sample-group shape (threads per sample > 1) per tier, median µs per launch; **bold**: the tier "
-           "the launch tables run (TIER_SHARED; they do not bake another tier yet). One thread per sample is the "
-           "same kernel at every tier.", "",
+           "the tuned table bakes (launch_cfg<GRID_ALGO_*>::TIER, TIER_SHARED where it bakes none). One thread per "
+           "sample is the same kernel at every tier.", "",
            "| robot | entry point | precision | batch | " + " | ".join(TIERS) + " |",
            "|---|---|---|---|" + "---|" * len(TIERS)]
     for key in sorted(k for k in cells if k[3] in batches):
         robot, algo, precision, batch = key
+        baked = baked_tier(table, robot, algo, precision)
         row = []
         for tier in TIERS:
             times = [(us, shape) for (_, shape), us in cells[key].items()
@@ -115,7 +125,7 @@ def tier_table(cells: dict[Key, dict[tuple[int, str], float]], batches: list[int
                 continue
             us, shape = min(times)
             text = f"{us:.1f} ({shape.partition('@')[0]})"
-            row.append(f"**{text}**" if tier == "shared" else text)
+            row.append(f"**{text}**" if tier == baked else text)
         out.append(f"| {robot} | {algo} | {precision} | {batch} | " + " | ".join(row) + " |")
     out.append("")
     return out

@@ -9,6 +9,8 @@ package emit
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 )
@@ -24,6 +26,8 @@ type Options struct {
 	Untuned bool
 	// Roll chooses the unrolled or the rolled robot description (default: by size, see RollBodies).
 	Roll Roll
+	// Tier, when set ("shared", "lite" or "minimal"), replaces every entry point's baked resource tier.
+	Tier string
 }
 
 // Output is what Generate produces for one robot.
@@ -76,6 +80,9 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	if err := checkLimits(r); err != nil {
 		return nil, err
 	}
+	if opt.Tier != "" && !slices.Contains(Tiers, opt.Tier) {
+		return nil, fmt.Errorf("tier %q is none of %s", opt.Tier, strings.Join(Tiers, ", "))
+	}
 	// the tuned tables time unrolled kernels; a rolled robot keeps the untuned defaults
 	if opt.Launch == nil && !opt.Untuned && !opt.rolls(r) {
 		tuned, err := tunedLaunch(r)
@@ -115,7 +122,7 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	if err := opt.validateLaunch(g.entries); err != nil {
 		return nil, err
 	}
-	meta, err := metadata(r, g.entries, g.rolled, g.omitted)
+	meta, err := metadata(r, g.entries, g.rolled, g.omitted, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +132,7 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 // add emits an entry's ladder and records it for the metadata.
 func (g *gen) add(e *entry) {
 	e.heapState = g.rolled
+	e.number = len(g.entries)
 	emitLadder(g.w, e, g.opt)
 	g.entries = append(g.entries, e)
 }

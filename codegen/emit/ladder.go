@@ -47,6 +47,8 @@ type entry struct {
 	// heapState has the host build keep the template's state on the heap and pass the caller's arrays
 	// straight to it: a rolled robot's state and arrays can exceed a thread's stack.
 	heapState bool
+	// number is the entry's place in the header, its GRID_ALGO_<NAME>.
+	number int
 }
 
 // placement is how an inner names and splits its scratch.
@@ -393,6 +395,14 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.line("    return size_t(launch_blocks(num_samples, shape.samples_per_block)) * size_t(shape.samples_per_block) *")
 	w.line("           %s_DEVICE_WORKSPACE_BYTES<T, TIER>();", up)
 	w.line("}")
+	w.line("/// Global workspace, in bytes, of a launch over num_samples samples at the baked tier and shape")
+	w.line("/// (launch_cfg<GRID_ALGO_%s, T>): none where that shape is one thread per sample.", up)
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("inline size_t %s_BAKED_WORKSPACE_BYTES(int num_samples)", up), func() {
+		w.line("const LaunchShape shape = %s_LAUNCH_SHAPE<T>(num_samples);", up)
+		w.line("if (num_samples <= 0 || shape.threads_per_sample == 1) return 0;")
+		w.line("return %s_LAUNCH_WORKSPACE_BYTES<T, launch_cfg<GRID_ALGO_%s, T>::TIER>(num_samples, shape);", up, up)
+	})
 	w.blank()
 	w.line("/// %s", e.doc)
 	w.line("/// Batched kernel over num_samples samples stored contiguously: the blockDim.x threads of each sample group")
@@ -505,7 +515,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.block(fmt.Sprintf("cudaError_t %s_configure()", e.name), func() {
 		w.line("return set_smem_limit<%s_kernel<T>>(%s_DEVICE_SMEM_BYTES<T>());", e.name, up)
 	})
-	e.emitSeparateInstantiation(w, append(bdecl, pdecl...))
+	e.emitSeparateInstantiation(w, append(bdecl, pdecl...), opt)
 	w.line("#endif")
 	w.blank()
 
@@ -564,9 +574,9 @@ func emitLadder(w *writer, e *entry, opt Options) {
 // that also defines GRID_ENTRY_<NAME> instantiates the entry's launch functions, and every other unit only
 // declares them. GRID_ENTRY_ONLY_FLOAT or GRID_ENTRY_ONLY_DOUBLE in that unit narrows it to one precision,
 // so that a float and a double unit compile side by side. The launch functions are instantiated at
-// TIER_SHARED, and with GRID_ALL_TIERS defined at TIER_LITE and TIER_MINIMAL too (the equivalence checks
+// TIER_SHARED and at the baked tier, and with GRID_ALL_TIERS defined at every tier (the equivalence checks
 // and the sweeps of every tier; each tier compiles its group kernels anew).
-func (e *entry) emitSeparateInstantiation(w *writer, params []string) {
+func (e *entry) emitSeparateInstantiation(w *writer, params []string, opt Options) {
 	typed := func(t string) string {
 		return typeParam.ReplaceAllString(strings.Join(params, ", "), t)
 	}
@@ -576,12 +586,22 @@ func (e *entry) emitSeparateInstantiation(w *writer, params []string) {
 			w.line("%stemplate cudaError_t %s_launch<%s, %s>(%s, int num_samples, cudaStream_t stream, LaunchShape shape, %s* d_workspace);",
 				prefix, e.name, p.t, tier, typed(p.t), p.t)
 		}
+		baked := tierConstant(opt.launchConfig(e, p.t).Tier)
 		emit := func(prefix string) {
 			launch(prefix, "TIER_SHARED")
 			w.line("%stemplate cudaError_t %s_configure<%s>();", prefix, e.name, p.t)
+			others := []string{}
+			for _, tier := range []string{"TIER_LITE", "TIER_MINIMAL"} {
+				if tier == baked {
+					launch(prefix, tier)
+				} else {
+					others = append(others, tier)
+				}
+			}
 			w.line("#if defined(GRID_ALL_TIERS)")
-			launch(prefix, "TIER_LITE")
-			launch(prefix, "TIER_MINIMAL")
+			for _, tier := range others {
+				launch(prefix, tier)
+			}
 			w.line("#endif")
 		}
 		w.line("#if defined(GRID_SEPARATE_ENTRIES) && defined(%s) && !defined(GRID_ENTRY_ONLY_%s)", guard, p.other)

@@ -1,6 +1,10 @@
 package emit
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // LaunchShape is how a batched kernel maps samples to threads (kernels/grid/launch.cuh): ThreadsPerSample
 // threads cooperate on each sample and SamplesPerBlock samples share a block.
@@ -38,16 +42,35 @@ type LaunchStep struct {
 }
 
 // LaunchConfig is one kernel's baked launch configuration in one precision: its __launch_bounds__ (which
-// sets ptxas's register budget) and the shape by batch size.
+// sets ptxas's register budget), the shape by batch size and the resource tier its sample-group shapes run
+// at (Tier: "shared", "lite" or "minimal"; empty is TIER_SHARED).
 type LaunchConfig struct {
 	MaxThreads int          `json:"max_threads"`
 	Steps      []LaunchStep `json:"steps"`
+	Tier       string       `json:"tier,omitempty"`
 }
 
-// Validate checks that the steps ascend to a final any-batch step and fit MaxThreads.
+// Tiers are the resource tiers by their names in the launch tables, as grid/launch.cuh numbers them.
+var Tiers = []string{"shared", "lite", "minimal"}
+
+// tierName returns a tier's name, "shared" for "".
+func tierName(tier string) string {
+	if tier == "" {
+		return "shared"
+	}
+	return tier
+}
+
+// tierConstant returns the C++ constant of a tier name ("" is TIER_SHARED).
+func tierConstant(tier string) string { return "TIER_" + strings.ToUpper(tierName(tier)) }
+
+// Validate checks that the steps ascend to a final any-batch step and fit MaxThreads, and the tier's name.
 func (c LaunchConfig) Validate() error {
 	if c.MaxThreads < 1 || c.MaxThreads > 1024 {
 		return fmt.Errorf("max_threads %d is outside 1..1024", c.MaxThreads)
+	}
+	if c.Tier != "" && !slices.Contains(Tiers, c.Tier) {
+		return fmt.Errorf("tier %q is none of %s", c.Tier, strings.Join(Tiers, ", "))
 	}
 	if len(c.Steps) == 0 || c.Steps[len(c.Steps)-1].MaxBatch != 0 {
 		return fmt.Errorf("the last step must have max_batch 0 (any batch)")
@@ -78,14 +101,20 @@ var precisions = []string{"float", "double"}
 var threadKernelDefault = LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{{LaunchShape: LaunchShape{1, 128}}}}
 
 // launchConfig returns the configuration of an entry point in a precision.
+// Options.Tier, when set, replaces its tier.
 func (o Options) launchConfig(e *entry, precision string) LaunchConfig {
-	if c, ok := o.Launch[e.name][precision]; ok {
-		return c
+	c, ok := o.Launch[e.name][precision]
+	switch {
+	case ok:
+	case e.algorithm != "":
+		c = threadKernelDefault
+	default:
+		c = LaunchConfig{MaxThreads: 1024, Steps: []LaunchStep{{LaunchShape: LaunchShape{o.BlockThreads, 1}}}}
 	}
-	if e.algorithm != "" {
-		return threadKernelDefault
+	if o.Tier != "" {
+		c.Tier = o.Tier
 	}
-	return LaunchConfig{MaxThreads: 1024, Steps: []LaunchStep{{LaunchShape: LaunchShape{o.BlockThreads, 1}}}}
+	return c
 }
 
 // validateLaunch checks every configuration of the table against the entry points that exist.
@@ -110,7 +139,8 @@ func (o Options) validateLaunch(entries []*entry) error {
 	return nil
 }
 
-// emitLaunchConfig writes <NAME>_MAX_THREADS<T>() and <NAME>_LAUNCH_SHAPE<T>(num_samples).
+// emitLaunchConfig writes <NAME>_MAX_THREADS<T>(), <NAME>_LAUNCH_SHAPE<T>(num_samples), the entry's number
+// GRID_ALGO_<NAME> and its launch_cfg<GRID_ALGO_<NAME>, T> (the baked tier, bounds and shapes together).
 func emitLaunchConfig(w *writer, e *entry, opt Options) {
 	up := e.upper()
 	cfg := map[string]LaunchConfig{}
@@ -144,5 +174,16 @@ func emitLaunchConfig(w *writer, e *entry, opt Options) {
 		}
 		w.line("return LaunchShape{1, 1};")
 	})
+	w.line("#define GRID_ALGO_%s %d", up, e.number)
+	w.line("/// %s's baked launch configuration: TIER, the resource tier its sample-group shapes run at where the", e.name)
+	w.line("/// launch is left to the configuration (the XLA FFI handlers; TIER_SHARED where the robot was not tuned),")
+	w.line("/// MAX_THREADS and shape(num_samples).")
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("struct launch_cfg<GRID_ALGO_%s, T>", up), func() {
+		w.line("static constexpr int TIER = std::is_same<T, float>::value ? %s : %s;",
+			tierConstant(cfg["float"].Tier), tierConstant(cfg["double"].Tier))
+		w.line("static constexpr int MAX_THREADS = %s_MAX_THREADS<T>();", up)
+		w.line("static constexpr LaunchShape shape(int num_samples) { return %s_LAUNCH_SHAPE<T>(num_samples); }", up)
+	}, ";")
 	w.blank()
 }

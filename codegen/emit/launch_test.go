@@ -18,17 +18,19 @@ func TestLaunchConfigValidate(t *testing.T) {
 		cfg  LaunchConfig
 		err  string // substring; empty: valid
 	}{
-		{"one sample per block", LaunchConfig{1024, []LaunchStep{step(0, 1024, 1)}}, ""},
-		{"sample per thread", LaunchConfig{256, []LaunchStep{step(0, 1, 256)}}, ""},
-		{"steps", LaunchConfig{256, []LaunchStep{step(16, 64, 1), step(1024, 8, 16), step(0, 1, 64)}}, ""},
-		{"multi-warp groups", LaunchConfig{256, []LaunchStep{step(0, 64, 4)}}, ""},
-		{"ragged block", LaunchConfig{64, []LaunchStep{step(0, 33, 1)}}, ""},
-		{"ragged groups sharing a block", LaunchConfig{256, []LaunchStep{step(0, 6, 8)}}, "not a supported shape"},
-		{"too many named barriers", LaunchConfig{1024, []LaunchStep{step(0, 32*2, 16)}}, "not a supported shape"},
-		{"over max threads", LaunchConfig{128, []LaunchStep{step(0, 32, 8)}}, "not a supported shape"},
-		{"no final step", LaunchConfig{256, []LaunchStep{step(16, 32, 1)}}, "max_batch 0"},
-		{"descending", LaunchConfig{256, []LaunchStep{step(64, 32, 1), step(16, 8, 4), step(0, 1, 32)}}, "does not ascend"},
-		{"max threads out of range", LaunchConfig{2048, []LaunchStep{step(0, 1, 32)}}, "outside 1..1024"},
+		{"one sample per block", LaunchConfig{MaxThreads: 1024, Steps: []LaunchStep{step(0, 1024, 1)}}, ""},
+		{"sample per thread", LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{step(0, 1, 256)}}, ""},
+		{"steps", LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{step(16, 64, 1), step(1024, 8, 16), step(0, 1, 64)}}, ""},
+		{"multi-warp groups", LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{step(0, 64, 4)}}, ""},
+		{"ragged block", LaunchConfig{MaxThreads: 64, Steps: []LaunchStep{step(0, 33, 1)}}, ""},
+		{"ragged groups sharing a block", LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{step(0, 6, 8)}}, "not a supported shape"},
+		{"too many named barriers", LaunchConfig{MaxThreads: 1024, Steps: []LaunchStep{step(0, 32*2, 16)}}, "not a supported shape"},
+		{"over max threads", LaunchConfig{MaxThreads: 128, Steps: []LaunchStep{step(0, 32, 8)}}, "not a supported shape"},
+		{"no final step", LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{step(16, 32, 1)}}, "max_batch 0"},
+		{"descending", LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{step(64, 32, 1), step(16, 8, 4), step(0, 1, 32)}}, "does not ascend"},
+		{"max threads out of range", LaunchConfig{MaxThreads: 2048, Steps: []LaunchStep{step(0, 1, 32)}}, "outside 1..1024"},
+		{"a tier", LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{step(0, 32, 1)}, Tier: "minimal"}, ""},
+		{"an unknown tier", LaunchConfig{MaxThreads: 256, Steps: []LaunchStep{step(0, 32, 1)}, Tier: "huge"}, "none of shared, lite, minimal"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()
@@ -77,6 +79,55 @@ func TestGenerateBakesLaunchTable(t *testing.T) {
 		if _, err := Generate(r, Options{Launch: bad}); err == nil {
 			t.Errorf("%s: Generate accepted it", name)
 		}
+	}
+}
+
+// A baked tier reaches launch_cfg, the separate-entries instantiations and, through them, the XLA FFI
+// handlers; Options.Tier replaces every entry's.
+func TestGenerateBakesTier(t *testing.T) {
+	r := loadIIWA(t)
+	steps := []LaunchStep{{MaxBatch: 16, LaunchShape: LaunchShape{64, 1}}, {LaunchShape: LaunchShape{1, 32}}}
+	table := LaunchTable{"aba": {"float": {MaxThreads: 256, Steps: steps, Tier: "lite"}, "double": {MaxThreads: 256, Steps: steps}}}
+	for _, tc := range []struct {
+		name      string
+		opt       Options
+		want, not []string
+	}{{
+		name: "tuned",
+		opt:  Options{Launch: table},
+		want: []string{
+			"struct launch_cfg<GRID_ALGO_ABA, T> {",
+			"static constexpr int TIER = std::is_same<T, float>::value ? TIER_LITE : TIER_SHARED;",
+			// the baked tier is instantiated without GRID_ALL_TIERS
+			"aba_configure<float>();\ntemplate cudaError_t aba_launch<float, TIER_LITE>(",
+			"return MASS_MATRIX_LAUNCH_WORKSPACE_BYTES<T, launch_cfg<GRID_ALGO_MASS_MATRIX, T>::TIER>(num_samples, shape);",
+		},
+		not: []string{"aba_configure<double>();\ntemplate cudaError_t aba_launch<double, TIER_LITE>("},
+	}, {
+		name: "every entry point at TIER_MINIMAL",
+		opt:  Options{Launch: table, Tier: "minimal"},
+		want: []string{
+			"static constexpr int TIER = std::is_same<T, float>::value ? TIER_MINIMAL : TIER_MINIMAL;",
+			"mass_matrix_configure<double>();\ntemplate cudaError_t mass_matrix_launch<double, TIER_MINIMAL>(",
+		},
+	}} {
+		out, err := Generate(r, tc.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out.Header, w) {
+				t.Errorf("%s: header lacks %q", tc.name, w)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(out.Header, w) {
+				t.Errorf("%s: header has %q", tc.name, w)
+			}
+		}
+	}
+	if _, err := Generate(r, Options{Tier: "huge"}); err == nil || !strings.Contains(err.Error(), "none of shared, lite, minimal") {
+		t.Errorf("an unknown Options.Tier: %v", err)
 	}
 }
 

@@ -56,6 +56,9 @@ type AlgorithmInfo struct {
 	Frame           bool         `json:"frame"`
 	SmemBytesFloat  int          `json:"smem_bytes_float"`
 	SmemBytesDouble int          `json:"smem_bytes_double"`
+	// TierFloat and TierDouble are the resource tiers the XLA FFI handlers launch at (launch_cfg's TIER).
+	TierFloat  string `json:"tier_float"`
+	TierDouble string `json:"tier_double"`
 }
 
 // BufferInfo is one per-sample array.
@@ -84,7 +87,7 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 }
 
 // metadata describes the robot and the generated entry points.
-func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]string) ([]byte, error) {
+func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]string, opt Options) ([]byte, error) {
 	m := Metadata{Robot: r.Name, NQ: r.NQ, NV: r.NV, FloatingBase: r.FloatingBase(), Gravity: r.Gravity[:],
 		Rolled: rolled,
 		Conventions: "row-major outputs; spatial vectors [angular; linear]; free-flyer q = [x y z qx qy qz qw], " +
@@ -112,7 +115,8 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 	}
 	for _, e := range entries {
 		a := AlgorithmInfo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame,
-			SmemBytesFloat: 4 * e.smem(), SmemBytesDouble: 8 * e.smem()}
+			SmemBytesFloat: 4 * e.smem(), SmemBytesDouble: 8 * e.smem(),
+			TierFloat: tierName(opt.launchConfig(e, "float").Tier), TierDouble: tierName(opt.launchConfig(e, "double").Tier)}
 		conv := func(bs []buffer) []BufferInfo {
 			var out []BufferInfo
 			for _, b := range bs {

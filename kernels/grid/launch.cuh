@@ -102,6 +102,12 @@ struct LaunchShape {
 // The default-argument marker of the `<algo>_launch` helpers: use the shape baked for the batch size.
 constexpr LaunchShape BAKED_LAUNCH_SHAPE{0, 0};
 
+// An entry point's baked launch configuration in precision T, specialised by grid.cuh for each of its entry
+// points (ALGO is GRID_ALGO_<NAME>): TIER, the resource tier (below) tuned for the robot and GPU, TIER_SHARED
+// where untuned; MAX_THREADS, the kernels' __launch_bounds__; shape(num_samples), the launch shape by batch.
+template <int ALGO, typename T = float>
+struct launch_cfg;
+
 // A kernel's __launch_bounds__: the baked value, or GRID_MAX_THREADS where the build defines it.
 constexpr int max_threads_override(int baked) {
 #if defined(GRID_MAX_THREADS)

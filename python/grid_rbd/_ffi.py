@@ -1,7 +1,9 @@
 """Loading a robot's kernel libraries and registering their XLA FFI handlers with JAX.
 
 Every build directory's ``libgrid_rbd_cpu.so`` exports one XLA FFI handler per algorithm,
-``grid_<algorithm>_cpu``; ``libgrid_rbd_cuda.so``, when present, exports ``grid_<algorithm>_cuda``. They are
+``grid_<algorithm>_cpu``; ``libgrid_rbd_cuda.so``, when present, exports ``grid_<algorithm>_cuda`` and
+``grid_<algorithm>_cuda_workspace_bytes``, the scratch a call's trailing ``workspace`` result must hold for
+the kernels to run at their tuned resource tier (see :meth:`LoadedRobot.workspace_bytes`). The handlers are
 registered as the FFI targets ``grid_rbd.<robot>.<algorithm>`` for the platforms ``cpu`` and ``CUDA``, where
 ``<robot>`` is the build directory's name (characters outside ``[A-Za-z0-9_]`` replaced by ``_``, and a
 numeric suffix added when two different directories share a name).
@@ -19,7 +21,8 @@ import os
 import re
 import threading
 import warnings
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jax
@@ -52,10 +55,19 @@ class LoadedRobot:
     metadata: RobotMetadata
     cuda: bool
     cuda_error: str | None
+    cuda_workspace: Mapping[str, Callable[[int, int], int]] = field(default_factory=dict)
 
     def target(self, algorithm: str) -> str:
         """The FFI target name of one algorithm."""
         return f"{self.target_prefix}.{algorithm}"
+
+    def workspace_bytes(self, algorithm: str, samples: int, itemsize: int) -> int:
+        """Bytes of the ``workspace`` result a call of ``algorithm`` over ``samples`` samples of
+        ``itemsize``-byte scalars needs for the CUDA kernels to run at their baked resource tier
+        (``grid::launch_cfg<GRID_ALGO_*>::TIER``); 0 without a CUDA library or where that tier spills nothing.
+        With less, the CUDA handler runs the kernels at ``TIER_SHARED``; the CPU handlers ignore it."""
+        query = self.cuda_workspace.get(algorithm)
+        return int(query(samples, itemsize)) if query is not None else 0
 
 
 _lock = threading.Lock()
@@ -170,13 +182,19 @@ def load_robot(build_dir: Path) -> LoadedRobot:
 
         cuda = False
         cuda_error: str | None = None
+        cuda_workspace: dict[str, Callable[[int, int], int]] = {}
         cuda_path = key / CUDA_LIBRARY
         if cuda_path.is_file():
             try:
                 cuda_lib = _open(cuda_path)
                 cuda_handlers = _symbols(cuda_lib, cuda_path, algorithms, "cuda")
+                queries = _symbols(cuda_lib, cuda_path, algorithms, "cuda_workspace_bytes")
                 for algo, fn in cuda_handlers.items():
                     jax.ffi.register_ffi_target(f"{prefix}.{algo}", _capsule(fn), platform="CUDA")
+                for algo, query in queries.items():
+                    query.restype = ctypes.c_int64  # type: ignore[attr-defined]
+                    query.argtypes = [ctypes.c_int64, ctypes.c_int32]  # type: ignore[attr-defined]
+                    cuda_workspace[algo] = query  # type: ignore[assignment]
                 _libraries.append(cuda_lib)
                 cuda = True
             except Exception as exc:  # noqa: BLE001 - any failure leaves the CPU handlers usable
@@ -196,6 +214,7 @@ def load_robot(build_dir: Path) -> LoadedRobot:
             metadata=metadata,
             cuda=cuda,
             cuda_error=cuda_error,
+            cuda_workspace=cuda_workspace,
         )
         _loaded[key] = record
         return record

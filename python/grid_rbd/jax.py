@@ -39,6 +39,7 @@ Third derivatives, and second derivatives of :meth:`JaxRobotHandle.frame_jacobia
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from typing import Literal
@@ -177,9 +178,14 @@ class JaxRobotHandle(RobotBase):
         if info.frame:
             assert frame is not None
             attributes["frame"] = np.int64(frame)
+        # The handlers' last result is the kernels' scratch at their tuned resource tier (none on the CPU);
+        # under vmap it grows with the batch, and a handler given too little runs at TIER_SHARED instead.
+        samples = math.prod(batch)
+        workspace = self._robot.workspace_bytes(algorithm, samples, np.dtype(dtype).itemsize)
+        result_types.append(jax.ShapeDtypeStruct((workspace,), jnp.uint8))  # type: ignore[no-untyped-call,unused-ignore]
         call = jax.ffi.ffi_call(self._robot.target(algorithm), result_types, vmap_method="broadcast_all")
         operands = [jnp.asarray(c[0], dtype) for c in converted]
-        return list(call(*operands, **attributes))
+        return list(call(*operands, **attributes))[:-1]
 
     def _arrays(self, algorithm: str, args: Sequence[ArrayLike]) -> list[jax.Array]:
         """The arguments of one kernel call, checked against its metadata and converted to one dtype.

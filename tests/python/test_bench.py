@@ -233,3 +233,11 @@ def test_sweep_summary_tiers(tmp_path):
     text = summary.summarize(sweep, None)
     row = next(line for line in text.splitlines() if line.startswith("| g1_29dof | minv | double | 1 |"))
     assert row == "| g1_29dof | minv | double | 1 | **50.0 (64x1)** | 52.0 (64x1) | 40.0 (64x1) |"
+    # a table that bakes TIER_MINIMAL for the entry point moves the mark
+    table = tmp_path / "h200.json"
+    steps = [{"max_batch": 0, "threads_per_sample": 64, "samples_per_block": 1}]
+    table.write_text(json.dumps({"robots": {"g1_29dof nq=36": {"minv": {
+        "double": {"max_threads": 256, "steps": steps, "tier": "minimal"}}}}}))
+    text = summary.summarize(sweep, table)
+    row = next(line for line in text.splitlines() if line.startswith("| g1_29dof | minv | double | 1 |"))
+    assert row == "| g1_29dof | minv | double | 1 | 50.0 (64x1) | 52.0 (64x1) | **40.0 (64x1)** |"
