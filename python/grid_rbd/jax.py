@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 from jax.typing import ArrayLike
 
-from . import _autodiff, configuration
+from . import _autodiff, configuration, integrators
 from ._conventions import public_rows
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
 
@@ -287,6 +287,67 @@ class JaxRobotHandle(RobotBase):
             raise ValueError(f"method must be 'aba' or 'minv'; got {method!r}")
         kernel = "aba" if method == "aba" else "forward_dynamics"
         return _autodiff.forward_dynamics(self, method, *self._arrays(kernel, (q, qd, tau)))
+
+    # Time integration -----------------------------------------------------------------------------
+
+    def step(
+        self,
+        q: ArrayLike,
+        qd: ArrayLike,
+        u: ArrayLike,
+        dt: ArrayLike,
+        *,
+        method: integrators.Method = "semi_implicit",
+    ) -> tuple[jax.Array, jax.Array]:
+        """One integration step of the forward dynamics under efforts held over the step
+        (:mod:`grid_rbd.integrators` gives the schemes).
+
+        Args:
+          q: configuration, shape ``(..., NQ)`` (free-flyer quaternions ``xyzw``).
+          qd: velocity, shape ``(..., NV)``.
+          u: joint efforts, shape ``(..., NV)``.
+          dt: the time step, a scalar.
+          method: ``"semi_implicit"`` (symplectic Euler, default) or ``"rk4"``.
+
+        Returns:
+          ``(q1, qd1)``, the state after ``dt``; differentiable in every argument.
+
+        Raises:
+          ValueError: unknown ``method`` or a shape that does not fit.
+        """
+        q, qd, u = self._arrays("aba", (q, qd, u))
+        return integrators.step(self, q, qd, u, jnp.asarray(dt, q.dtype), method)
+
+    def rollout(
+        self,
+        q0: ArrayLike,
+        qd0: ArrayLike,
+        u: ArrayLike,
+        dt: ArrayLike,
+        *,
+        method: integrators.Method = "semi_implicit",
+        frames: Sequence[str | int] | None = None,
+    ) -> integrators.Rollout:
+        """T integration steps from ``(q0, qd0)``, one row of efforts per step, as one jitted scan.
+
+        Args:
+          q0: initial configuration, shape ``(..., NQ)`` (free-flyer quaternions ``xyzw``).
+          qd0: initial velocity, shape ``(..., NV)``.
+          u: efforts, shape ``(..., T, NV)``: row ``t`` is held over step ``t``.
+          dt: the time step, a scalar.
+          method: ``"semi_implicit"`` (symplectic Euler, default) or ``"rk4"``.
+          frames: frame names or indices whose world positions to return after every step; static.
+
+        Returns:
+          A :class:`~grid_rbd.integrators.Rollout` ``(q, qd, frame_positions)``: the states after each step,
+          ``(..., T, NQ)`` and ``(..., T, NV)``, and ``(..., T, F, 3)`` positions (``None`` without frames).
+          Differentiable with respect to ``q0``, ``qd0``, ``u`` and ``dt`` (``grad``, ``vjp``, ``jvp``),
+          under ``jit`` and ``vmap``; reverse mode keeps only the states and recomputes each step.
+
+        Raises:
+          ValueError: unknown ``method`` or frame, or shapes that do not fit.
+        """
+        return integrators.rollout(self, q0, qd0, u, dt, method, frames)
 
     # Derivative kernels ---------------------------------------------------------------------------
 

@@ -1,0 +1,119 @@
+"""Time integration of a robot's forward dynamics with JAX: one step, and rollouts of many steps.
+
+Two schemes, with the state ``(q, qd)`` and the efforts ``u`` held over the step:
+
+``"semi_implicit"`` (symplectic Euler)
+    ``qd₁ = qd + dt·a(q, qd, u)``, then ``q₁ = q ⊕ dt·qd₁``.
+``"rk4"`` (classical Runge-Kutta, every stage integrated on the manifold from ``q``)
+    ``a₁ = a(q, qd)``; ``v₂ = qd + dt/2·a₁``, ``a₂ = a(q ⊕ dt/2·qd, v₂)``; ``v₃ = qd + dt/2·a₂``,
+    ``a₃ = a(q ⊕ dt/2·v₂, v₃)``; ``v₄ = qd + dt·a₃``, ``a₄ = a(q ⊕ dt·v₃, v₄)``; then
+    ``q₁ = q ⊕ dt/6·(qd + 2v₂ + 2v₃ + v₄)`` and ``qd₁ = qd + dt/6·(a₁ + 2a₂ + 2a₃ + a₄)``.
+
+``⊕`` is :meth:`~grid_rbd.jax.JaxRobotHandle.integrate` (Pinocchio's ``integrate``: a free-flyer moves by the
+exponential of its body twist, its quaternion stays unit). Everything is differentiable in every argument
+(``q``, ``qd``, ``u`` and ``dt``) under ``jax.grad``, ``jax.jvp``, ``jit`` and ``vmap``: the steps call the
+forward-dynamics kernels and their analytical derivatives. A rollout's reverse mode recomputes each step from
+the states it kept (``jax.checkpoint``), so its memory grows with batch × steps × state, not with the
+derivative matrices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from .jax import JaxRobotHandle
+
+__all__ = ["METHODS", "Method", "Rollout", "step", "rollout"]
+
+Method = Literal["semi_implicit", "rk4"]
+METHODS: tuple[str, ...] = ("semi_implicit", "rk4")
+
+
+class Rollout(NamedTuple):
+    """The states a rollout visits after each step, and the positions of the frames asked for.
+
+    Attributes:
+      q: configurations, shape ``(..., T, NQ)``.
+      qd: velocities, shape ``(..., T, NV)``.
+      frame_positions: world positions of the requested frames, ``(..., T, F, 3)`` in the order they were
+        asked for; ``None`` when no frames were.
+    """
+
+    q: jax.Array
+    qd: jax.Array
+    frame_positions: jax.Array | None
+
+
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
+
+
+def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: jax.Array | float,
+         method: str) -> tuple[jax.Array, jax.Array]:
+    """One step of ``method`` from ``(q, qd)`` under efforts ``u``; arrays of any common batch shape."""
+    _check_method(method)
+
+    def accel(q: jax.Array, v: jax.Array) -> jax.Array:
+        return robot.forward_dynamics(q, v, u)
+
+    if method == "semi_implicit":
+        qd1 = qd + dt * accel(q, qd)
+        return robot.integrate(q, dt * qd1), qd1
+    half = 0.5 * dt
+    a1 = accel(q, qd)
+    v2 = qd + half * a1
+    a2 = accel(robot.integrate(q, half * qd), v2)
+    v3 = qd + half * a2
+    a3 = accel(robot.integrate(q, half * v2), v3)
+    v4 = qd + dt * a3
+    a4 = accel(robot.integrate(q, dt * v3), v4)
+    sixth = dt / 6.0
+    q1 = robot.integrate(q, sixth * (qd + 2.0 * v2 + 2.0 * v3 + v4))
+    return q1, qd + sixth * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+
+
+def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, dt: ArrayLike, method: str,
+            frames: Sequence[str | int] | None) -> Rollout:
+    """T steps of ``method`` from ``(q0, qd0)`` (``(..., NQ)``, ``(..., NV)``) under efforts ``u``
+    (``(..., T, NV)``, one row per step); see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
+    _check_method(method)
+    shapes = {name: jnp.shape(x) for name, x in (("q0", q0), ("qd0", qd0), ("u", u))}
+    nq, nv = robot.nq, robot.nv
+    if len(shapes["q0"]) < 1 or shapes["q0"][-1] != nq:
+        raise ValueError(f"{robot.name}: q0 must have shape (..., {nq}); got {shapes['q0']}")
+    batch = tuple(shapes["q0"][:-1])
+    if tuple(shapes["qd0"]) != batch + (nv,):
+        raise ValueError(f"{robot.name}: qd0 must have shape {batch + (nv,)} (q0's batch, then nv); "
+                         f"got {shapes['qd0']}")
+    if len(shapes["u"]) != len(batch) + 2 or tuple(shapes["u"][: len(batch)]) != batch or shapes["u"][-1] != nv:
+        raise ValueError(f"{robot.name}: u must have shape {batch + ('T', nv)} (q0's batch, the steps, then nv); "
+                         f"got {shapes['u']}")
+    if shapes["u"][-2] < 1:
+        raise ValueError(f"{robot.name}: u holds no step (shape {shapes['u']}); a rollout needs T >= 1")
+    if jnp.ndim(dt) != 0:
+        raise ValueError(f"dt must be a scalar; got shape {jnp.shape(dt)}")
+    indices = [robot.frame_index(f) for f in frames] if frames is not None else None
+    dtype = jnp.result_type(q0, qd0, u, float)
+    if not jnp.issubdtype(dtype, jnp.floating):
+        dtype = jnp.result_type(float)
+    q0, qd0, u, dt = (jnp.asarray(x, dtype) for x in (q0, qd0, u, dt))
+
+    @jax.checkpoint
+    def advance(state: tuple[jax.Array, jax.Array], u_t: jax.Array) -> tuple[tuple[jax.Array, jax.Array],
+                                                                             tuple[jax.Array, jax.Array]]:
+        nxt = step(robot, state[0], state[1], u_t, dt, method)
+        return nxt, nxt
+
+    _, (qs, qds) = jax.lax.scan(advance, (q0, qd0), jnp.moveaxis(u, -2, 0))
+    qs, qds = jnp.moveaxis(qs, 0, -2), jnp.moveaxis(qds, 0, -2)
+    positions = None
+    if indices is not None:
+        positions = robot.frame_poses(qs)[0][..., jnp.asarray(indices, dtype=jnp.int32), :]
+    return Rollout(qs, qds, positions)

@@ -1,0 +1,147 @@
+"""Time integration (JaxRobotHandle.step and .rollout, grid_rbd.integrators) against the same schemes composed
+from Pinocchio's ABA and integrate in float64, derivatives against central differences, and the transforms
+(jit, vmap, grad, jvp) and bad input."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import conventions
+import refdata
+
+ROBOTS = [r for r in ("iiwa", "go2") if r in refdata.robot_names()]  # a fixed base, a free-flyer
+METHODS = ("semi_implicit", "rk4")
+
+
+def _robot(name: str) -> conventions.Robot:
+    return {r.name: r for r in refdata.robot_set()}[name]
+
+
+def _pinocchio_rollout(model, q0, qd0, u, dt, method):
+    """The scheme of grid_rbd.integrators, one sample, from pin.aba and pin.integrate."""
+    pin = conventions.pinocchio()
+    data = model.createData()
+
+    def accel(q, v, tau):
+        return pin.aba(model, data, q, v, tau).copy()
+
+    q, qd, qs, qds = q0.copy(), qd0.copy(), [], []
+    for tau in u:
+        if method == "semi_implicit":
+            qd = qd + dt * accel(q, qd, tau)
+            q = pin.integrate(model, q, dt * qd)
+        else:
+            a1 = accel(q, qd, tau)
+            v2 = qd + dt / 2 * a1
+            a2 = accel(pin.integrate(model, q, dt / 2 * qd), v2, tau)
+            v3 = qd + dt / 2 * a2
+            a3 = accel(pin.integrate(model, q, dt / 2 * v2), v3, tau)
+            v4 = qd + dt * a3
+            a4 = accel(pin.integrate(model, q, dt * v3), v4, tau)
+            q, qd = (pin.integrate(model, q, dt / 6 * (qd + 2 * v2 + 2 * v3 + v4)),
+                     qd + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4))
+        qs.append(q)
+        qds.append(qd)
+    return np.array(qs), np.array(qds)
+
+
+def _start(h, seed: int, batch: tuple[int, ...], steps: int):
+    key = jax.random.PRNGKey(seed)
+    q0 = h.random_configuration(key, batch, dtype=jnp.float64)
+    rng = np.random.default_rng(seed)
+    qd0 = rng.normal(0.0, 0.5, batch + (h.nv,))
+    u = rng.normal(0.0, 2.0, batch + (steps, h.nv))
+    return np.asarray(q0), qd0, u
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_rollout_matches_pinocchio(robot, method, jax_handle):
+    h = jax_handle(robot)
+    model = conventions.build_model(_robot(robot))
+    assert model.nq == h.nq, "robots without continuous joints (Pinocchio's (cos, sin) coordinates)"
+    dt, steps = 0.005, 100
+    q0, qd0, u = _start(h, 1, (2,), steps)
+    out = jax.jit(lambda q0, qd0, u: h.rollout(q0, qd0, u, dt, method=method))(q0, qd0, u)
+    assert out.q.shape == (2, steps, h.nq) and out.qd.shape == (2, steps, h.nv) and out.frame_positions is None
+    for s in range(2):
+        want_q, want_qd = _pinocchio_rollout(model, q0[s], qd0[s], u[s], dt, method)
+        scale = 1.0 + np.abs(want_qd).max()
+        np.testing.assert_allclose(np.asarray(out.q[s]), want_q, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(np.asarray(out.qd[s]), want_qd, rtol=0, atol=1e-9 * scale)
+    # one step is the rollout's first
+    q1, qd1 = h.step(q0, qd0, u[:, 0], dt, method=method)
+    np.testing.assert_allclose(np.asarray(q1), np.asarray(out.q[:, 0]), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(qd1), np.asarray(out.qd[:, 0]), rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_frame_positions_follow_the_states(robot, jax_handle):
+    h = jax_handle(robot)
+    q0, qd0, u = _start(h, 2, (3,), 4)
+    frames = [h.frame_names[-1], 0]
+    out = h.rollout(q0, qd0, u, 0.01, frames=frames)
+    pos, _, _ = h.frame_poses(out.q)
+    assert out.frame_positions.shape == (3, 4, 2, 3)
+    np.testing.assert_array_equal(np.asarray(out.frame_positions), np.asarray(pos[..., [h.frame_index(frames[0]), 0], :]))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_derivatives_match_central_differences(robot, method, jax_handle):
+    """Forward and reverse mode of a loss on the last state and a frame's path, against central differences
+    along random directions of qd0, u and dt and along a tangent direction of q0 (q0 ⊕ ε·δ)."""
+    h = jax_handle(robot)
+    dt, steps = 0.01, 8
+    q0, qd0, u = _start(h, 3, (), steps)
+    rng = np.random.default_rng(4)
+    wq, wv = rng.standard_normal(h.nq), rng.standard_normal(h.nv)
+    frame = h.frame_names[-1]
+
+    def loss(delta, qd0, u, dt):
+        out = h.rollout(h.integrate(q0, delta), qd0, u, dt, method=method, frames=[frame])
+        return out.q[-1] @ wq + out.qd[-1] @ wv + jnp.sum(out.frame_positions ** 2)
+
+    x = tuple(jnp.asarray(a, jnp.float64) for a in (np.zeros(h.nv), qd0, u, dt))
+    value = jax.jit(loss)
+    derivative = jax.jit(lambda x, dx: jax.jvp(loss, x, dx)[1])  # one compile for every direction
+    grads = jax.jit(jax.grad(loss, argnums=(0, 1, 2, 3)))(*x)
+    eps = 1e-6
+    for k, shape in enumerate(a.shape for a in x):
+        d = jnp.asarray(rng.standard_normal(shape))
+        dx = tuple(d if i == k else jnp.zeros_like(a) for i, a in enumerate(x))
+        plus = tuple(a + eps * t for a, t in zip(x, dx))
+        minus = tuple(a - eps * t for a, t in zip(x, dx))
+        central = (float(value(*plus)) - float(value(*minus))) / (2 * eps)
+        forward = float(derivative(x, dx))
+        reverse = float(jnp.sum(grads[k] * d))
+        tol = 1e-6 * (1.0 + abs(central))
+        assert abs(forward - central) < tol, (k, forward, central)
+        assert abs(reverse - central) < tol, (k, reverse, central)
+
+
+def test_vmap_and_batch_agree(jax_handle):
+    h = jax_handle("iiwa")
+    q0, qd0, u = _start(h, 5, (2, 3), 6)
+    batched = h.rollout(q0, qd0, u, 0.01, method="rk4")
+    mapped = jax.vmap(lambda a, b, c: h.rollout(a, b, c, 0.01, method="rk4"))(q0, qd0, u)
+    np.testing.assert_allclose(np.asarray(mapped.q), np.asarray(batched.q), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(mapped.qd), np.asarray(batched.qd), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (lambda h: (np.zeros(h.nq), np.zeros(h.nv), np.zeros(h.nv), 0.01, {}), r"u must have shape \('T', 7\)"),
+    (lambda h: (np.zeros(h.nq), np.zeros(h.nv + 1), np.zeros((3, h.nv)), 0.01, {}), r"qd0 must have shape \(7,\)"),
+    (lambda h: (np.zeros(h.nq), np.zeros(h.nv), np.zeros((0, h.nv)), 0.01, {}), "a rollout needs T >= 1"),
+    (lambda h: (np.zeros(h.nq), np.zeros(h.nv), np.zeros((3, h.nv)), np.ones(2), {}), "dt must be a scalar"),
+    (lambda h: (np.zeros(h.nq), np.zeros(h.nv), np.zeros((3, h.nv)), 0.01, {"method": "euler"}), "method must be one of"),
+    (lambda h: (np.zeros(h.nq), np.zeros(h.nv), np.zeros((3, h.nv)), 0.01, {"frames": ["no_such_frame"]}), "no_such_frame"),
+])
+def test_bad_input_is_named(args, message, jax_handle):
+    h = jax_handle("iiwa")
+    q0, qd0, u, dt, kw = args(h)
+    with pytest.raises(ValueError, match=message):
+        h.rollout(q0, qd0, u, dt, **kw)
