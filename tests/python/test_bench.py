@@ -241,3 +241,15 @@ def test_sweep_summary_tiers(tmp_path):
     text = summary.summarize(sweep, table)
     row = next(line for line in text.splitlines() if line.startswith("| g1_29dof | minv | double | 1 |"))
     assert row == "| g1_29dof | minv | double | 1 | 50.0 (64x1) | 52.0 (64x1) | **40.0 (64x1)** |"
+
+
+def test_rollout_benchmark_peers_agree(robots_dir, tmp_path):
+    """bench.rollout times grid-rbd's and the pure-JAX peer's gradient of one rollout loss; in float64 the two
+    gradients agree to rounding, so the timings compare the same computation."""
+    out = tmp_path / "rollout.json"
+    _python("-m", "bench.rollout", "--robots-dir", str(robots_dir), "--robots", "iiwa", "--batch", "4", "--steps", "3",
+            "--reps", "1", "--dtype", "float64", "--out", str(out))
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["impl"] for r in rows] == ["grid", "purejax"]
+    assert rows[1]["max_rel_diff_vs_grid"] < 1e-10, rows[1]
+    assert all(r["median_ms"] > 0 for r in rows)

@@ -1,0 +1,130 @@
+"""Gradient steps of a rollout loss: ``PYTHONPATH=python python -m bench.rollout [--robots panda go2] [--steps 50]``.
+
+Times ``jax.jit(jax.grad(loss))`` of a loss on a T-step semi-implicit Euler rollout (the last state's squared
+norm plus the efforts' squared norm) with respect to the efforts ``u`` ``(batch, T, nv)``, for grid-rbd
+(``JaxRobotHandle.rollout``) and, in the same run, the pure-JAX peer (bench/peers/purejax.py: its ABA under
+the same scheme and the same manifold integration, ``grid_rbd.configuration.integrate``). Reports the first
+call (compile included), the median of the following ones, the device's peak memory where JAX reports it,
+and how far each peer's gradient is from grid-rbd's (the same loss, so it must agree to the precision's
+rounding). Writes JSON next to the other results (``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from bench.run import environment, robot_dirs
+
+IMPLS = ("grid", "purejax")
+
+
+def _loss_grad(impl: str, build_dir: Path, dt: float):  # noqa: ANN202
+    import jax
+    import jax.numpy as jnp
+
+    from grid_rbd import configuration
+    from grid_rbd.jax import JaxRobotHandle
+
+    handle = JaxRobotHandle(str(build_dir))
+    if impl == "grid":
+        def final_state(q0, qd0, u):  # noqa: ANN001, ANN202
+            out = handle.rollout(q0, qd0, u, dt)
+            return out.q[:, -1], out.qd[:, -1]
+    else:
+        from bench.peers.purejax import PureJaxRobot
+
+        robot = PureJaxRobot(json.loads((build_dir / "model.json").read_text()))
+        aba = jax.vmap(robot.aba)
+        joints = handle._robot.metadata.joints
+
+        def final_state(q0, qd0, u):  # noqa: ANN001, ANN202
+            @jax.checkpoint
+            def advance(state, u_t):  # noqa: ANN001, ANN202
+                q, qd = state
+                qd = qd + dt * aba(q, qd, u_t)
+                return (configuration.integrate(joints, q, dt * qd, jnp), qd), None
+
+            (q, qd), _ = jax.lax.scan(advance, (q0, qd0), jnp.moveaxis(u, 1, 0))
+            return q, qd
+
+    def loss(u, q0, qd0):  # noqa: ANN001, ANN202
+        q, qd = final_state(q0, qd0, u)
+        return jnp.sum(q * q) + jnp.sum(qd * qd) + 1e-3 * jnp.sum(u * u)
+
+    return handle, jax.jit(jax.grad(loss))
+
+
+def measure(impl: str, name: str, build_dir: Path, opts) -> dict:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    dtype = jnp.dtype(opts.dtype)
+    handle, grad = _loss_grad(impl, build_dir, opts.dt)
+    key = jax.random.PRNGKey(0)
+    q0 = handle.random_configuration(key, (opts.batch,), dtype=dtype)
+    rng = np.random.default_rng(0)
+    qd0 = jnp.asarray(rng.normal(0.0, 0.1, (opts.batch, handle.nv)), dtype)
+    u = jnp.asarray(rng.normal(0.0, 1.0, (opts.batch, opts.steps, handle.nv)), dtype)
+    start = time.perf_counter()
+    g = jax.block_until_ready(grad(u, q0, qd0))
+    first = time.perf_counter() - start
+    times = []
+    for _ in range(opts.reps):
+        start = time.perf_counter()
+        jax.block_until_ready(grad(u, q0, qd0))
+        times.append(time.perf_counter() - start)
+    stats = jax.devices()[0].memory_stats() or {}
+    return {"impl": impl, "robot": name, "batch": opts.batch, "steps": opts.steps, "dtype": opts.dtype,
+            "first_call_s": first, "median_ms": 1e3 * statistics.median(times), "min_ms": 1e3 * min(times),
+            "reps": opts.reps, "peak_bytes": stats.get("peak_bytes_in_use"), "grad": np.asarray(g, np.float64)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--robots-dir", default="build/bench", help="folder of built robots (default build/bench)")
+    p.add_argument("--robots", nargs="+", default=["panda", "go2", "g1_29dof"])
+    p.add_argument("--impls", nargs="+", default=list(IMPLS), choices=IMPLS)
+    p.add_argument("--batch", type=int, default=4096)
+    p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--dt", type=float, default=0.01)
+    p.add_argument("--dtype", default="float32", choices=("float32", "float64"))
+    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--out", help="JSON file (default bench/results/<date>-<device>-rollout.json)")
+    opts = p.parse_args(argv)
+    import jax
+    import numpy as np
+
+    if opts.dtype == "float64":
+        jax.config.update("jax_enable_x64", True)
+    env = environment(None)
+    rows = []
+    print(f"rollout gradient: batch {opts.batch}, {opts.steps} steps, {opts.dtype}, device {jax.devices()[0]}")
+    print(f"{'impl':8} {'robot':10} {'first call [s]':>15} {'median [ms]':>12} {'peak [MiB]':>11} {'vs grid':>9}")
+    for name, build_dir in robot_dirs(Path(opts.robots_dir), opts.robots):
+        reference = None
+        for impl in opts.impls:
+            row = measure(impl, name, build_dir, opts)
+            g = row.pop("grad")
+            if impl == "grid":
+                reference = g
+            row["max_rel_diff_vs_grid"] = (float(np.abs(g - reference).max() / max(np.abs(reference).max(), 1e-30))
+                                           if reference is not None else None)
+            rows.append(row)
+            peak = f"{row['peak_bytes'] / 2**20:.0f}" if row["peak_bytes"] else "—"
+            diff = f"{row['max_rel_diff_vs_grid']:.1e}" if row["max_rel_diff_vs_grid"] is not None else "—"
+            print(f"{impl:8} {name:10} {row['first_call_s']:15.2f} {row['median_ms']:12.2f} {peak:>11} {diff:>9}",
+                  flush=True)
+    out = Path(opts.out) if opts.out else Path("bench/results") / f"{env['date'][:10]}-rollout.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"env": env, "rows": rows}, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
