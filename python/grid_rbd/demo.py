@@ -41,20 +41,16 @@ def _tasks(robot: JaxRobotHandle, batch: int, seed: int) -> tuple[jax.Array, jax
 
 
 def _rollout(robot: JaxRobotHandle, dt: float):  # noqa: ANN202
-    """(q0, torques [T, NV]) -> (end-effector path [T, 3], final qd): semi-implicit Euler with gravity
-    compensation added to the optimised torques."""
+    """(q0, torques [T, NV]) -> (end-effector path [T, 3], final qd): semi-implicit Euler
+    (JaxRobotHandle.rollout) with gravity compensation added to the optimised torques."""
     frame = robot.n_frames - 1
 
-    def step(state: tuple[jax.Array, jax.Array], u: jax.Array) -> tuple[tuple[jax.Array, jax.Array], jax.Array]:
-        q, qd = state
-        qdd = robot.forward_dynamics(q, qd, robot.gravity_forces(q) + u)
-        qd = qd + dt * qdd
-        q = q + dt * qd
-        return (q, qd), robot.frame_poses(q)[0][frame]
+    def compensated(q: jax.Array, qd: jax.Array, u: jax.Array) -> jax.Array:
+        return robot.gravity_forces(q) + u
 
     def rollout(q0: jax.Array, torques: jax.Array) -> tuple[jax.Array, jax.Array]:
-        (_, qd), path = jax.lax.scan(step, (q0, jnp.zeros_like(q0)), torques)
-        return path, qd
+        out = robot.rollout(q0, jnp.zeros_like(q0), torques, dt, frames=[frame], controller=compensated)
+        return out.frame_positions[..., 0, :], out.qd[..., -1, :]
 
     return rollout
 

@@ -1,6 +1,7 @@
 """Time integration of a robot's forward dynamics with JAX: one step, and rollouts of many steps.
 
-Two schemes, with the state ``(q, qd)`` and the efforts ``u`` held over the step:
+Two schemes, with the state ``(q, qd)`` and the efforts ``u`` held over the step (or, with a ``controller``,
+the efforts ``controller(q, qd, u)`` at each state the scheme evaluates the dynamics at):
 
 ``"semi_implicit"`` (symplectic Euler)
     ``qd₁ = qd + dt·a(q, qd, u)``, then ``q₁ = q ⊕ dt·qd₁``.
@@ -19,7 +20,7 @@ derivative matrices.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import jax
@@ -29,10 +30,13 @@ from jax.typing import ArrayLike
 if TYPE_CHECKING:
     from .jax import JaxRobotHandle
 
-__all__ = ["METHODS", "Method", "Rollout", "step", "rollout"]
+__all__ = ["METHODS", "Controller", "Method", "Rollout", "step", "rollout"]
 
 Method = Literal["semi_implicit", "rk4"]
 METHODS: tuple[str, ...] = ("semi_implicit", "rk4")
+# The efforts at a state: controller(q, qd, u) with u the step's row of efforts (a policy, gravity
+# compensation, damping); any JAX function of the three.
+Controller = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
 
 
 class Rollout(NamedTuple):
@@ -56,12 +60,13 @@ def _check_method(method: str) -> None:
 
 
 def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: jax.Array | float,
-         method: str) -> tuple[jax.Array, jax.Array]:
-    """One step of ``method`` from ``(q, qd)`` under efforts ``u``; arrays of any common batch shape."""
+         method: str, controller: Controller | None = None) -> tuple[jax.Array, jax.Array]:
+    """One step of ``method`` from ``(q, qd)`` under efforts ``u`` (through ``controller`` when given);
+    arrays of any common batch shape."""
     _check_method(method)
 
     def accel(q: jax.Array, v: jax.Array) -> jax.Array:
-        return robot.forward_dynamics(q, v, u)
+        return robot.forward_dynamics(q, v, u if controller is None else controller(q, v, u))
 
     if method == "semi_implicit":
         qd1 = qd + dt * accel(q, qd)
@@ -80,7 +85,7 @@ def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: j
 
 
 def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, dt: ArrayLike, method: str,
-            frames: Sequence[str | int] | None) -> Rollout:
+            frames: Sequence[str | int] | None, controller: Controller | None = None) -> Rollout:
     """T steps of ``method`` from ``(q0, qd0)`` (``(..., NQ)``, ``(..., NV)``) under efforts ``u``
     (``(..., T, NV)``, one row per step); see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
     _check_method(method)
@@ -108,7 +113,7 @@ def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, 
     @jax.checkpoint
     def advance(state: tuple[jax.Array, jax.Array], u_t: jax.Array) -> tuple[tuple[jax.Array, jax.Array],
                                                                              tuple[jax.Array, jax.Array]]:
-        nxt = step(robot, state[0], state[1], u_t, dt, method)
+        nxt = step(robot, state[0], state[1], u_t, dt, method, controller)
         return nxt, nxt
 
     _, (qs, qds) = jax.lax.scan(advance, (q0, qd0), jnp.moveaxis(u, -2, 0))

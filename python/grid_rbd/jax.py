@@ -298,6 +298,7 @@ class JaxRobotHandle(RobotBase):
         dt: ArrayLike,
         *,
         method: integrators.Method = "semi_implicit",
+        controller: integrators.Controller | None = None,
     ) -> tuple[jax.Array, jax.Array]:
         """One integration step of the forward dynamics under efforts held over the step
         (:mod:`grid_rbd.integrators` gives the schemes).
@@ -308,6 +309,8 @@ class JaxRobotHandle(RobotBase):
           u: joint efforts, shape ``(..., NV)``.
           dt: the time step, a scalar.
           method: ``"semi_implicit"`` (symplectic Euler, default) or ``"rk4"``.
+          controller: the efforts at a state, ``controller(q, qd, u)`` (default: ``u``), called at every
+            state the scheme evaluates the dynamics at.
 
         Returns:
           ``(q1, qd1)``, the state after ``dt``; differentiable in every argument.
@@ -316,7 +319,7 @@ class JaxRobotHandle(RobotBase):
           ValueError: unknown ``method`` or a shape that does not fit.
         """
         q, qd, u = self._arrays("aba", (q, qd, u))
-        return integrators.step(self, q, qd, u, jnp.asarray(dt, q.dtype), method)
+        return integrators.step(self, q, qd, u, jnp.asarray(dt, q.dtype), method, controller)
 
     def rollout(
         self,
@@ -327,6 +330,7 @@ class JaxRobotHandle(RobotBase):
         *,
         method: integrators.Method = "semi_implicit",
         frames: Sequence[str | int] | None = None,
+        controller: integrators.Controller | None = None,
     ) -> integrators.Rollout:
         """T integration steps from ``(q0, qd0)``, one row of efforts per step, as one jitted scan.
 
@@ -337,6 +341,8 @@ class JaxRobotHandle(RobotBase):
           dt: the time step, a scalar.
           method: ``"semi_implicit"`` (symplectic Euler, default) or ``"rk4"``.
           frames: frame names or indices whose world positions to return after every step; static.
+          controller: the efforts at a state, ``controller(q, qd, u_t)`` (default: ``u_t``): a policy, gravity
+            compensation or damping, any JAX function; it is differentiated with the rollout.
 
         Returns:
           A :class:`~grid_rbd.integrators.Rollout` ``(q, qd, frame_positions)``: the states after each step,
@@ -347,7 +353,7 @@ class JaxRobotHandle(RobotBase):
         Raises:
           ValueError: unknown ``method`` or frame, or shapes that do not fit.
         """
-        return integrators.rollout(self, q0, qd0, u, dt, method, frames)
+        return integrators.rollout(self, q0, qd0, u, dt, method, frames, controller)
 
     # Derivative kernels ---------------------------------------------------------------------------
 
