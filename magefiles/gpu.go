@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
@@ -20,16 +21,27 @@ import (
 // every robot's CUDA library there (in parallel, for $GRID_CUDA_ARCH, default sm_90, against that
 // machine's jax FFI headers). There: bash build/gpu-pytest/build_cuda.sh, then
 // GRID_RBD_PATH=build/gpu-pytest GRID_RBD_REFERENCE_DIR=build/gpu-pytest/ref PYTHONPATH=python
-// python -m pytest tests/python.
-func GPUPytestPrep() error {
+// python -m pytest tests/python. -robots=a,b builds only those; -tier=lite|minimal has every handler launch at
+// that resource tier (mage build -tier), so that the suite checks the handles' workspace path end to end.
+func GPUPytestPrep(robots, tier *string) error {
 	mg.Deps(Venv)
 	arch := os.Getenv("GRID_CUDA_ARCH")
 	if arch == "" {
 		arch = "sm_90"
 	}
-	robots, err := roster.Suite(roster.Pytest)
+	suite, err := roster.Suite(roster.Pytest)
 	if err != nil {
 		return err
+	}
+	picked := map[string]bool{}
+	if robots != nil && *robots != "" {
+		for _, name := range strings.Split(*robots, ",") {
+			name = strings.TrimSpace(name)
+			if !slices.ContainsFunc(suite, func(r roster.Robot) bool { return r.Name == name }) {
+				return fmt.Errorf("-robots: %q is not in the roster's pytest suite", name)
+			}
+			picked[name] = true
+		}
 	}
 	tc := build.Toolchain{Arch: arch}
 	root := filepath.Join("build", "gpu-pytest")
@@ -44,14 +56,17 @@ func GPUPytestPrep() error {
 		`nvcc=${NVCC:-nvcc}`,
 		"status=0", "pids=()"}
 	noCUDA := false
-	for _, rb := range robots {
+	for _, rb := range suite {
+		if len(picked) > 0 && !picked[rb.Name] {
+			continue
+		}
 		path, err := rb.Path()
 		if err != nil {
 			return err
 		}
 		out := filepath.Join(root, rb.Name)
 		floating := rb.Floating
-		r, err := buildRobot(path, &floating, &out, &noCUDA, nil, nil)
+		r, err := buildRobot(path, &floating, &out, &noCUDA, nil, tier)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rb.Name, err)
 		}
