@@ -45,9 +45,7 @@ int main(int argc, char** argv) {
 // out, builds it for the host and checks it: the inverse dynamics of ABA's acceleration give τ back, and
 // the mass matrix matches the reference. The build takes seconds (docs/architecture.md, "Rolled robots").
 func TestThousandLinkChainBuilds(t *testing.T) {
-	if _, err := exec.LookPath("c++"); err != nil {
-		t.Fatal("a C++17 compiler (c++) is needed for the host build tests")
-	}
+	needCXX(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "chain.urdf")
 	if err := os.WriteFile(path, []byte(randomrobot.URDF(randomrobot.Chain, 1000, 1)), 0o644); err != nil {

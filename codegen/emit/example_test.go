@@ -23,9 +23,7 @@ import (
 // level 2 for every robot. The example instantiates
 // two entry points only, so even the humanoids build in seconds.
 func TestInlineTiersExample(t *testing.T) {
-	if _, err := exec.LookPath("c++"); err != nil {
-		t.Fatal("a C++17 compiler (c++) is needed for the host build tests")
-	}
+	needCXX(t)
 	for _, c := range []struct {
 		name, file string
 		floating   bool
