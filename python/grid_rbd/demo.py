@@ -2,8 +2,9 @@
 
 A batch of reaching tasks for a fixed-base robot: from rest at a start configuration, move the end effector
 to a target point within the horizon and stop there. The torque trajectory of every task is optimised by
-gradient descent (Adam) on ``jax.grad`` of a loss through the whole rollout (semi-implicit Euler steps of
-``forward_dynamics``, gravity compensation by ``gravity_forces``, the end-effector pose by ``frame_poses``),
+gradient descent (Adam) on ``jax.grad`` of a loss through the whole rollout (``JaxRobotHandle.rollout``:
+semi-implicit Euler steps of ``forward_dynamics``, gravity compensation by ``gravity_forces`` as the
+controller, the end-effector positions by ``frames=``),
 all tasks at once under ``jax.vmap``; the gradients come from the generated derivative kernels. Prints the
 loss as it falls and saves a plot of the loss and of the first task's distance to its target.
 """
@@ -18,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _adam
 from .jax import JaxRobotHandle
 
 # loss weights: final position error (per m²), final velocity (per (rad/s)²), effort (per (N·m)² per step)
@@ -86,20 +88,16 @@ def main(argv: list[str] | None = None) -> int:
                 + EFFORT_WEIGHT * jnp.sum(torques * torques))
 
     value_and_grad = jax.vmap(jax.value_and_grad(loss))
-    b1, b2, eps = 0.9, 0.999, 1e-8
 
     @jax.jit
     def adam_step(torques, m, v, k, q0, targets):  # noqa: ANN001, ANN202
         values, grads = value_and_grad(torques, q0, targets)
-        m = b1 * m + (1 - b1) * grads
-        v = b2 * v + (1 - b2) * grads * grads
-        m_hat = m / (1 - b1**k)
-        v_hat = v / (1 - b2**k)
         step_size = args.lr * 0.5 ** (k / 100)  # halves every 100 steps
-        return torques - step_size * m_hat / (jnp.sqrt(v_hat) + eps), m, v, values
+        torques, (m, v) = _adam.update(torques, grads, (m, v), k, step_size)
+        return torques, m, v, values
 
     torques = jnp.zeros((args.batch, args.horizon, robot.nv), q0.dtype)
-    m, v = jnp.zeros_like(torques), jnp.zeros_like(torques)
+    m, v = _adam.init(torques)
     first_path = np.asarray(jax.jit(rollout)(q0[0], torques[0])[0])
 
     start = time.perf_counter()

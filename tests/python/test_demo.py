@@ -10,3 +10,13 @@ def test_trajectory_optimisation_lowers_the_loss(capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert "mean loss" in out and "final distance to target" in out, out
+
+
+def test_policy_learning_improves_held_out_tasks(capsys):
+    """The second example: a feedback policy trained through rollouts with it as the controller."""
+    from grid_rbd import policy
+
+    code = policy.main(["--robot", "iiwa", "--batch", "4", "--horizon", "30", "--iterations", "15"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "held-out final error" in out, out
