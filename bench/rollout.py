@@ -4,8 +4,9 @@ Times ``jax.jit(jax.grad(loss))`` of a loss on a T-step semi-implicit Euler roll
 norm plus the efforts' squared norm) with respect to the efforts ``u`` ``(batch, T, nv)``, for grid-rbd
 (``JaxRobotHandle.rollout``) and, in the same run, the pure-JAX peer (bench/peers/purejax.py: its ABA under
 the same scheme and the same manifold integration, ``grid_rbd.configuration.integrate``). Reports the first
-call (compile included), the median of the following ones, the device's peak memory where JAX reports it,
-and how far each peer's gradient is from grid-rbd's (the same loss, so it must agree to the precision's
+call (compile included), the median of the following ones, the device's peak memory where JAX reports it
+(and, with ``--leak-calls N``, the memory in use before and after N more calls), and how far each peer's
+gradient is from grid-rbd's (the same loss, so it must agree to the precision's
 rounding). Writes JSON next to the other results (``--out``).
 """
 
@@ -79,9 +80,16 @@ def measure(impl: str, name: str, build_dir: Path, opts) -> dict:
         jax.block_until_ready(grad(u, q0, qd0))
         times.append(time.perf_counter() - start)
     stats = jax.devices()[0].memory_stats() or {}
+    in_use = stats.get("bytes_in_use")
+    # memory held after many more calls: it must not grow with them
+    for _ in range(opts.leak_calls):
+        g = grad(u, q0, qd0)
+    jax.block_until_ready(g)
+    later = (jax.devices()[0].memory_stats() or {}).get("bytes_in_use")
     return {"impl": impl, "robot": name, "batch": opts.batch, "steps": opts.steps, "dtype": opts.dtype,
             "first_call_s": first, "median_ms": 1e3 * statistics.median(times), "min_ms": 1e3 * min(times),
-            "reps": opts.reps, "peak_bytes": stats.get("peak_bytes_in_use"), "grad": np.asarray(g, np.float64)}
+            "reps": opts.reps, "peak_bytes": stats.get("peak_bytes_in_use"), "bytes_in_use": in_use,
+            "bytes_in_use_after_more_calls": later, "more_calls": opts.leak_calls, "grad": np.asarray(g, np.float64)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dt", type=float, default=0.01)
     p.add_argument("--dtype", default="float32", choices=("float32", "float64"))
     p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--leak-calls", type=int, default=0,
+                   help="calls after the timing, then the device memory in use again (e.g. 1000)")
     p.add_argument("--out", help="JSON file (default bench/results/<date>-<device>-rollout.json)")
     opts = p.parse_args(argv)
     import jax
