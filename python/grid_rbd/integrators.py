@@ -85,9 +85,9 @@ def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: j
 
 
 def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, dt: ArrayLike, method: str,
-            frames: Sequence[str | int] | None, controller: Controller | None = None) -> Rollout:
+            frames: Sequence[str | int] | None, controller: Controller | None, dtype: jnp.dtype) -> Rollout:
     """T steps of ``method`` from ``(q0, qd0)`` (``(..., NQ)``, ``(..., NV)``) under efforts ``u``
-    (``(..., T, NV)``, one row per step); see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
+    (``(..., T, NV)``, one row per step), computed in ``dtype``; see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
     _check_method(method)
     shapes = {name: jnp.shape(x) for name, x in (("q0", q0), ("qd0", qd0), ("u", u))}
     nq, nv = robot.nq, robot.nv
@@ -105,9 +105,6 @@ def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, 
     if jnp.ndim(dt) != 0:
         raise ValueError(f"dt must be a scalar; got shape {jnp.shape(dt)}")
     indices = [robot.frame_index(f) for f in frames] if frames is not None else None
-    dtype = jnp.result_type(q0, qd0, u, float)
-    if not jnp.issubdtype(dtype, jnp.floating):
-        dtype = jnp.result_type(float)
     q0, qd0, u, dt = (jnp.asarray(x, dtype) for x in (q0, qd0, u, dt))
 
     @jax.checkpoint

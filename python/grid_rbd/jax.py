@@ -52,7 +52,7 @@ from jax.typing import ArrayLike
 
 from . import _autodiff, configuration, integrators
 from ._conventions import public_rows
-from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
+from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, compute_dtype, parse_gravity
 
 __all__ = ["JaxRobotHandle"]
 
@@ -353,7 +353,9 @@ class JaxRobotHandle(RobotBase):
         Raises:
           ValueError: unknown ``method`` or frame, or shapes that do not fit.
         """
-        return integrators.rollout(self, q0, qd0, u, dt, method, frames, controller)
+        converted = [_shape_dtype(x) for x in (q0, qd0, u)]
+        dtype = compute_dtype([c[2] for c in converted], [c[3] for c in converted], _default_float())
+        return integrators.rollout(self, *(c[0] for c in converted), dt, method, frames, controller, dtype)
 
     # Derivative kernels ---------------------------------------------------------------------------
 
