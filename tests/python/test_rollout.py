@@ -162,3 +162,13 @@ def test_bad_input_is_named(args, message, jax_handle):
     q0, qd0, u, dt, kw = args(h)
     with pytest.raises(ValueError, match=message):
         h.rollout(q0, qd0, u, dt, **kw)
+
+
+def test_dtype_follows_the_inputs(jax_handle):
+    """float32 states and efforts roll out in float32; integer efforts take the states' dtype."""
+    h = jax_handle("iiwa")
+    q0, qd0, u = _start(h, 7, (2,), 3)
+    out = h.rollout(q0.astype(np.float32), qd0.astype(np.float32), u.astype(np.float32), 0.01)
+    assert out.q.dtype == jnp.float32 and out.qd.dtype == jnp.float32
+    out = h.rollout(q0, qd0, np.zeros(u.shape, np.int32), 0.01)
+    assert out.q.dtype == jnp.float64
