@@ -11,15 +11,13 @@ loss as it falls and saves a plot of the loss and of the first task's distance t
 
 from __future__ import annotations
 
-import argparse
-import time
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _adam
+from . import _examples
 from .jax import JaxRobotHandle
 
 # loss weights: final position error (per m²), final velocity (per (rad/s)²), effort (per (N·m)² per step)
@@ -30,13 +28,7 @@ EFFORT_WEIGHT = 1e-4
 
 def _tasks(robot: JaxRobotHandle, batch: int, seed: int) -> tuple[jax.Array, jax.Array]:
     """Start configurations and reachable targets: the end effector at a nearby random configuration."""
-    lower, upper = robot.position_limits
-    lower = np.where(np.isfinite(lower), lower, -np.pi)
-    upper = np.where(np.isfinite(upper), upper, np.pi)
-    rng = np.random.default_rng(seed)
-    mid = 0.5 * (lower + upper)
-    q0 = np.clip(mid + rng.normal(0.0, 0.3, (batch, robot.nq)), lower, upper)
-    q_goal = np.clip(q0 + rng.normal(0.0, 0.5, (batch, robot.nq)), lower, upper)
+    q0, q_goal = _examples.reaching_configurations(robot, batch, seed)
     frame = robot.n_frames - 1
     targets = np.asarray(robot.frame_poses(jnp.asarray(q_goal))[0][:, frame, :])
     return jnp.asarray(q0), jnp.asarray(targets)
@@ -58,24 +50,11 @@ def _rollout(robot: JaxRobotHandle, dt: float):  # noqa: ANN202
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", default="iiwa", help="built robot name or build directory (default iiwa)")
-    parser.add_argument("--batch", type=int, default=32, help="reaching tasks optimised at once (default 32)")
-    parser.add_argument("--horizon", type=int, default=100, help="time steps per trajectory (default 100)")
-    parser.add_argument("--dt", type=float, default=0.01, help="time step in seconds (default 0.01)")
-    parser.add_argument("--iterations", type=int, default=200, help="gradient steps (default 200)")
-    parser.add_argument("--lr", type=float, default=0.05, help="Adam step size in N·m, halving every 100 steps (default 0.05)")
+    parser = _examples.parser(__doc__, batch=32, iterations=200,
+                              lr_help="Adam step size in N·m, halving every 100 steps (default 0.05)")
     parser.add_argument("--plot", default="grid_rbd_demo.png", help="where to save the plot ('' for none)")
-    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    for name in ("batch", "horizon", "iterations"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be at least 1")
-
-    robot = JaxRobotHandle(args.robot)
-    if robot.floating_base:
-        parser.error(f"robot {robot.name!r} has a floating base; this demo optimises fixed-base arms")
-    print(f"robot {robot.name} ({robot.model_name}): nq {robot.nq}, nv {robot.nv}, device {jax.devices()[0]}")
+    robot = _examples.load_arm(parser, args)
     print(f"{args.batch} reaching tasks, {args.horizon} steps of {args.dt} s, {args.iterations} Adam steps")
 
     q0, targets = _tasks(robot, args.batch, args.seed)
@@ -89,29 +68,16 @@ def main(argv: list[str] | None = None) -> int:
 
     value_and_grad = jax.vmap(jax.value_and_grad(loss))
 
-    @jax.jit
-    def adam_step(torques, m, v, k, q0, targets):  # noqa: ANN001, ANN202
+    def adam_step(state, k, q0, targets):  # noqa: ANN001, ANN202
+        torques, moments = state
         values, grads = value_and_grad(torques, q0, targets)
         step_size = args.lr * 0.5 ** (k / 100)  # halves every 100 steps
-        torques, (m, v) = _adam.update(torques, grads, (m, v), k, step_size)
-        return torques, m, v, values
+        return _examples.adam(torques, grads, moments, k, step_size), values
 
     torques = jnp.zeros((args.batch, args.horizon, robot.nv), q0.dtype)
-    m, v = _adam.init(torques)
     first_path = np.asarray(jax.jit(rollout)(q0[0], torques[0])[0])
-
-    start = time.perf_counter()
-    compiled = adam_step.lower(torques, m, v, 1.0, q0, targets).compile()
-    print(f"compiled in {time.perf_counter() - start:.2f} s")
-    history = []
-    start = time.perf_counter()
-    for k in range(1, args.iterations + 1):
-        torques, m, v, values = compiled(torques, m, v, float(k), q0, targets)
-        history.append(float(jnp.mean(values)))
-        if k == 1 or k % max(1, args.iterations // 10) == 0 or k == args.iterations:
-            print(f"  step {k:4d}/{args.iterations}  mean loss {history[-1]:10.4g}  {time.perf_counter() - start:7.2f} s",
-                  flush=True)
-    elapsed = time.perf_counter() - start
+    state = (torques, _examples.zero_moments(torques))
+    (torques, _), history, elapsed = _examples.optimise(adam_step, state, args.iterations, q0, targets)
 
     paths, qd_end = jax.jit(jax.vmap(rollout))(q0, torques)
     miss = np.linalg.norm(np.asarray(paths[:, -1] - targets), axis=1)
@@ -125,13 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     if args.plot:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed: no plot (pip install matplotlib)")
+        plt = _examples.pyplot()
+        if plt is None:
             return 0
         t = args.dt * np.arange(1, args.horizon + 1)
         before = np.linalg.norm(first_path - np.asarray(targets[0]), axis=1)

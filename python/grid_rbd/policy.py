@@ -11,14 +11,11 @@ after training.
 
 from __future__ import annotations
 
-import argparse
-import time
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _adam
+from . import _examples
 from .jax import JaxRobotHandle
 
 # loss weights: final configuration error (per rad²), final velocity (per (rad/s)²), gains (per (1/s²)²)
@@ -27,18 +24,6 @@ VELOCITY_WEIGHT = 0.1
 GAIN_WEIGHT = 1e-6
 # initial gains: a slow, underdamped approach (natural frequency 2 rad/s, damping ratio 0.25)
 INITIAL_KP, INITIAL_KD = 4.0, 1.0
-
-
-def _tasks(robot: JaxRobotHandle, batch: int, seed: int) -> tuple[jax.Array, jax.Array]:
-    """Start configurations and targets within the joint limits, 0.5 rad apart per joint on average."""
-    lower, upper = robot.position_limits
-    lower = np.where(np.isfinite(lower), lower, -np.pi)
-    upper = np.where(np.isfinite(upper), upper, np.pi)
-    rng = np.random.default_rng(seed)
-    mid = 0.5 * (lower + upper)
-    q0 = np.clip(mid + rng.normal(0.0, 0.3, (batch, robot.nq)), lower, upper)
-    target = np.clip(q0 + rng.normal(0.0, 0.5, (batch, robot.nq)), lower, upper)
-    return jnp.asarray(q0), jnp.asarray(target)
 
 
 def final_errors(robot: JaxRobotHandle, params: dict[str, jax.Array], q0: jax.Array, target: jax.Array,
@@ -56,28 +41,14 @@ def final_errors(robot: JaxRobotHandle, params: dict[str, jax.Array], q0: jax.Ar
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", default="iiwa", help="built robot name or build directory (default iiwa)")
-    parser.add_argument("--batch", type=int, default=64, help="training tasks per step (default 64)")
-    parser.add_argument("--horizon", type=int, default=100, help="time steps per rollout (default 100)")
-    parser.add_argument("--dt", type=float, default=0.01, help="time step in seconds (default 0.01)")
-    parser.add_argument("--iterations", type=int, default=100, help="gradient steps (default 100)")
-    parser.add_argument("--lr", type=float, default=0.05, help="Adam step size on the log-gains (default 0.05)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = _examples.parser(__doc__, batch=64, iterations=100, lr_help="Adam step size on the log-gains (default 0.05)")
     args = parser.parse_args(argv)
-    for name in ("batch", "horizon", "iterations"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be at least 1")
+    robot = _examples.load_arm(parser, args)
+    print(f"policy tau = g(q) + diag(M(q)) (kp (q* - q) - kd qd); {args.batch} tasks of {args.horizon} steps of "
+          f"{args.dt} s, {args.iterations} Adam steps")
 
-    robot = JaxRobotHandle(args.robot)
-    if robot.floating_base:
-        parser.error(f"robot {robot.name!r} has a floating base; this example trains a fixed-base arm's policy")
-    print(f"robot {robot.name} ({robot.model_name}): nq {robot.nq}, nv {robot.nv}, device {jax.devices()[0]}")
-    print(f"policy tau = g(q) + diag(M(q)) (kp (q* - q) - kd qd); {args.batch} tasks of {args.horizon} steps of {args.dt} s, "
-          f"{args.iterations} Adam steps")
-
-    q0, target = _tasks(robot, args.batch, args.seed)
-    held_q0, held_target = _tasks(robot, args.batch, args.seed + 1)
+    q0, target = (jnp.asarray(a) for a in _examples.reaching_configurations(robot, args.batch, args.seed))
+    held_q0, held_target = (jnp.asarray(a) for a in _examples.reaching_configurations(robot, args.batch, args.seed + 1))
     params = {"log_kp": jnp.full(robot.nv, np.log(INITIAL_KP), q0.dtype),
               "log_kd": jnp.full(robot.nv, np.log(INITIAL_KD), q0.dtype)}
 
@@ -87,28 +58,16 @@ def main(argv: list[str] | None = None) -> int:
         return (POSITION_WEIGHT * jnp.mean(jnp.sum(miss * miss, -1)) + VELOCITY_WEIGHT * jnp.mean(jnp.sum(qd * qd, -1))
                 + GAIN_WEIGHT * jnp.sum(gains))
 
-    @jax.jit
-    def train_step(params, moments, k, q0, target):  # noqa: ANN001, ANN202
+    def train_step(state, k, q0, target):  # noqa: ANN001, ANN202
+        params, moments = state
         value, grads = jax.value_and_grad(loss)(params, q0, target)
-        params, moments = _adam.update(params, grads, moments, k, args.lr)
-        return params, moments, value
+        return _examples.adam(params, grads, moments, k, args.lr), value
 
     held_out = jax.jit(lambda params: jnp.linalg.norm(final_errors(robot, params, held_q0, held_target,
                                                                      args.horizon, args.dt)[0], axis=-1))
     before = np.asarray(held_out(params))
-    moments = _adam.init(params)
-    start = time.perf_counter()
-    compiled = train_step.lower(params, moments, 1.0, q0, target).compile()
-    print(f"compiled in {time.perf_counter() - start:.2f} s")
-    history = []
-    start = time.perf_counter()
-    for k in range(1, args.iterations + 1):
-        params, moments, value = compiled(params, moments, float(k), q0, target)
-        history.append(float(value))
-        if k == 1 or k % max(1, args.iterations // 10) == 0 or k == args.iterations:
-            print(f"  step {k:4d}/{args.iterations}  loss {history[-1]:10.4g}  {time.perf_counter() - start:7.2f} s",
-                  flush=True)
-    elapsed = time.perf_counter() - start
+    state = (params, _examples.zero_moments(params))
+    (params, _), history, elapsed = _examples.optimise(train_step, state, args.iterations, q0, target)
     after = np.asarray(held_out(params))
     print("summary")
     print(f"  loss                     {history[0]:.4g} -> {history[-1]:.4g} in {elapsed:.2f} s "

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _examples
 from .jax import JaxRobotHandle
 
 
@@ -89,13 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  final joint speed        median {np.median(speed):.3g} rad/s, max {speed.max():.3g} rad/s")
 
     if args.plot:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed: no plot (pip install matplotlib)")
+        plt = _examples.pyplot()
+        if plt is None:
             return 0
         path = np.concatenate(paths, axis=0)
         t = args.dt * np.arange(1, path.shape[0] + 1)
