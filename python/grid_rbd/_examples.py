@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -98,3 +99,10 @@ def pyplot() -> Any:
         print("matplotlib is not installed: no plot (pip install matplotlib)")
         return None
     return plt
+
+
+def save(fig: Any, path: str) -> None:
+    """Writes a figure to ``path`` and says where."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"plot saved to {Path(path).resolve()}")

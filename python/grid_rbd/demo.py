@@ -11,7 +11,6 @@ loss as it falls and saves a plot of the loss and of the first task's distance t
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -108,9 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         ax2.set_ylabel("end effector to target [mm]")
         ax2.set_title(f"{robot.name}: task 1")
         ax2.legend()
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=120)
-        print(f"plot saved to {Path(args.plot).resolve()}")
+        _examples.save(fig, args.plot)
     return 0
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -102,9 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         ax.set_ylabel("joint angle [rad]")
         ax.set_title(f"{robot.name}: first of {args.batch} damped rollouts under gravity")
         ax.legend(fontsize=7, ncol=2)
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=120)
-        print(f"plot saved to {Path(args.plot).resolve()}")
+        _examples.save(fig, args.plot)
     return 0
 
 
