@@ -28,6 +28,8 @@ import jax
 import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
 
+from ._kernels import KERNEL_OF, forward_dynamics_kernel
+
 if TYPE_CHECKING:
     from .jax import JaxRobotHandle
 
@@ -142,7 +144,7 @@ def _first_order_only_jvp(
 
 
 def _id_grad_impl(handle: JaxRobotHandle, q: jax.Array, qd: jax.Array, qdd: jax.Array) -> tuple[jax.Array, jax.Array]:
-    dq, dqd = _kernel(handle, "inverse_dynamics_gradient", q, qd, qdd)
+    dq, dqd = _kernel(handle, KERNEL_OF["inverse_dynamics_derivatives"], q, qd, qdd)
     return dq, dqd
 
 
@@ -150,7 +152,7 @@ def _id_grad_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
     q, qd, qdd = primals
     dq, dqd, dqdd = tangents
     out = id_grad(handle, q, qd, qdd)
-    t_qq, t_vq, t_vv, dm_dq = _kernel(handle, "idsva_so", q, qd, qdd)
+    t_qq, t_vq, t_vv, dm_dq = _kernel(handle, KERNEL_OF["inverse_dynamics_second_derivatives"], q, qd, qdd)
     d_dq: list[jax.Array | None] = []
     d_dqd: list[jax.Array | None] = []
     if not _is_zero(dq):
@@ -168,7 +170,7 @@ def _id_grad_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
 def _fd_grad_impl(
     handle: JaxRobotHandle, q: jax.Array, qd: jax.Array, tau: jax.Array
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
-    dq, dqd, minv = _kernel(handle, "forward_dynamics_gradient", q, qd, tau)
+    dq, dqd, minv = _kernel(handle, KERNEL_OF["forward_dynamics_derivatives"], q, qd, tau)
     return dq, dqd, minv
 
 
@@ -176,7 +178,7 @@ def _fd_grad_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
     q, qd, tau = primals
     dq, dqd, dtau = tangents
     out = fd_grad(handle, q, qd, tau)
-    s_qq, s_vq, s_vv, dminv_dq = _kernel(handle, "fdsva_so", q, qd, tau)
+    s_qq, s_vq, s_vv, dminv_dq = _kernel(handle, KERNEL_OF["forward_dynamics_second_derivatives"], q, qd, tau)
     d_dq: list[jax.Array | None] = []
     d_dqd: list[jax.Array | None] = []
     d_minv: list[jax.Array | None] = []
@@ -195,7 +197,7 @@ def _fd_grad_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
 
 
 def _frame_jacobians_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
-    return _kernel(handle, "end_effector_pose_gradient", q)[0]
+    return _kernel(handle, KERNEL_OF["frame_jacobians"], q)[0]
 
 
 def _frame_jacobians_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
@@ -204,7 +206,7 @@ def _frame_jacobians_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) ->
     (dq,) = tangents
     theta = configuration_tangent(handle, q, dq)
     dj = [
-        jnp.einsum("...rck,...k->...rc", _kernel(handle, "end_effector_pose_hessian", q, frame=f)[0], theta)
+        jnp.einsum("...rck,...k->...rc", _kernel(handle, KERNEL_OF["frame_jacobian_derivatives"], q, frame=f)[0], theta)
         for f in range(handle.n_frames)
     ]
     return frame_jacobians(handle, q), jnp.stack(dj, axis=-3)
@@ -215,7 +217,7 @@ def _frame_jacobians_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) ->
 
 
 def _inverse_dynamics_impl(handle: JaxRobotHandle, q: jax.Array, qd: jax.Array, qdd: jax.Array) -> jax.Array:
-    return _kernel(handle, "inverse_dynamics", q, qd, qdd)[0]
+    return _kernel(handle, KERNEL_OF["inverse_dynamics"], q, qd, qdd)[0]
 
 
 def _inverse_dynamics_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
@@ -235,7 +237,7 @@ def _inverse_dynamics_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -
 
 
 def _bias_forces_impl(handle: JaxRobotHandle, q: jax.Array, qd: jax.Array) -> jax.Array:
-    return _kernel(handle, "bias_forces", q, qd)[0]
+    return _kernel(handle, KERNEL_OF["bias_forces"], q, qd)[0]
 
 
 def _bias_forces_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
@@ -252,7 +254,7 @@ def _bias_forces_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any
 
 
 def _gravity_forces_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
-    return _kernel(handle, "gravity_forces", q)[0]
+    return _kernel(handle, KERNEL_OF["gravity_forces"], q)[0]
 
 
 def _gravity_forces_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
@@ -279,7 +281,7 @@ def _mass_matrix_directional(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array
 
 
 def _mass_matrix_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
-    return _kernel(handle, "mass_matrix", q)[0]
+    return _kernel(handle, KERNEL_OF["mass_matrix"], q)[0]
 
 
 def _mass_matrix_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
@@ -289,7 +291,7 @@ def _mass_matrix_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any
 
 
 def _minv_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
-    return _kernel(handle, "minv", q)[0]
+    return _kernel(handle, KERNEL_OF["minv"], q)[0]
 
 
 def _minv_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
@@ -301,7 +303,7 @@ def _minv_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
 
 
 def _forward_dynamics_impl(handle: JaxRobotHandle, method: str, q: jax.Array, qd: jax.Array, tau: jax.Array) -> jax.Array:
-    return _kernel(handle, "aba" if method == "aba" else "forward_dynamics", q, qd, tau)[0]
+    return _kernel(handle, forward_dynamics_kernel(method), q, qd, tau)[0]
 
 
 def _forward_dynamics_jvp(handle: JaxRobotHandle, method: str, primals: Any, tangents: Any) -> Any:
@@ -320,7 +322,7 @@ def _forward_dynamics_jvp(handle: JaxRobotHandle, method: str, primals: Any, tan
 
 
 def _frame_poses_impl(handle: JaxRobotHandle, q: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-    pos, rot, quat = _kernel(handle, "frame_poses", q)
+    pos, rot, quat = _kernel(handle, KERNEL_OF["frame_poses"], q)
     return pos, rot, quat
 
 
@@ -341,14 +343,14 @@ def _frame_poses_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any
 
 
 def _frame_jacobian_impl(handle: JaxRobotHandle, frame: int, q: jax.Array) -> jax.Array:
-    return _kernel(handle, "frame_jacobian", q, frame=frame)[0]
+    return _kernel(handle, KERNEL_OF["frame_jacobian"], q, frame=frame)[0]
 
 
 def _frame_jacobian_jvp(handle: JaxRobotHandle, frame: int, primals: Any, tangents: Any) -> Any:
     (q,) = primals
     (dq,) = tangents
     jac = frame_jacobian(handle, frame, q)
-    (hess,) = _kernel(handle, "end_effector_pose_hessian", q, frame=frame)  # (..., 6, NV, NV)
+    (hess,) = _kernel(handle, KERNEL_OF["frame_jacobian_derivatives"], q, frame=frame)  # (..., 6, NV, NV)
     return jac, jnp.einsum("...rck,...k->...rc", hess, configuration_tangent(handle, q, dq))
 
 

@@ -53,6 +53,7 @@ from jax.typing import ArrayLike
 from . import _autodiff, configuration, integrators
 from ._conventions import public_rows
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, compute_dtype, parse_gravity
+from ._kernels import KERNEL_OF, forward_dynamics_kernel
 
 __all__ = ["JaxRobotHandle"]
 
@@ -187,13 +188,14 @@ class JaxRobotHandle(RobotBase):
         operands = [jnp.asarray(c[0], dtype) for c in converted]
         return list(call(*operands, **attributes))[:-1]
 
-    def _arrays(self, algorithm: str, args: Sequence[ArrayLike]) -> list[jax.Array]:
-        """The arguments of one kernel call, checked against its metadata and converted to one dtype.
+    def _arrays(self, method: str, args: Sequence[ArrayLike], kernel: str | None = None) -> list[jax.Array]:
+        """The arguments of a method, checked against its kernel's metadata (``KERNEL_OF[method]`` unless
+        ``kernel`` is given) and converted to one dtype.
 
         The differentiable methods check here, before JAX sees their custom derivative rules, so that bad
         input fails with the same message whether or not it is differentiated.
         """
-        info = self._robot.metadata.algorithm(algorithm)
+        info = self._robot.metadata.algorithm(kernel or KERNEL_OF[method])
         converted = [_shape_dtype(x) for x in args]
         _, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted],
                                 [c[3] for c in converted], _default_float())
@@ -283,10 +285,8 @@ class JaxRobotHandle(RobotBase):
         Raises:
           ValueError: unknown ``method``.
         """
-        if method not in ("aba", "minv"):
-            raise ValueError(f"method must be 'aba' or 'minv'; got {method!r}")
-        kernel = "aba" if method == "aba" else "forward_dynamics"
-        return _autodiff.forward_dynamics(self, method, *self._arrays(kernel, (q, qd, tau)))
+        kernel = forward_dynamics_kernel(method)
+        return _autodiff.forward_dynamics(self, method, *self._arrays("forward_dynamics", (q, qd, tau), kernel))
 
     # Time integration -----------------------------------------------------------------------------
 
@@ -318,7 +318,7 @@ class JaxRobotHandle(RobotBase):
         Raises:
           ValueError: unknown ``method`` or a shape that does not fit.
         """
-        q, qd, u = self._arrays("aba", (q, qd, u))
+        q, qd, u = self._arrays("forward_dynamics", (q, qd, u))
         return integrators.step(self, q, qd, u, jnp.asarray(dt, q.dtype), method, controller)
 
     def rollout(
@@ -374,7 +374,7 @@ class JaxRobotHandle(RobotBase):
           derivative with respect to ``qdd`` is :meth:`mass_matrix`. Differentiable once more (through
           :meth:`inverse_dynamics_second_derivatives`).
         """
-        dq, dqd = _autodiff.id_grad(self, *self._arrays("inverse_dynamics_gradient", (q, qd, qdd)))
+        dq, dqd = _autodiff.id_grad(self, *self._arrays("inverse_dynamics_derivatives", (q, qd, qdd)))
         return dq, dqd
 
     def forward_dynamics_derivatives(
@@ -393,7 +393,7 @@ class JaxRobotHandle(RobotBase):
           and ``tau`` (``M(q)⁻¹``). Differentiable once more (through
           :meth:`forward_dynamics_second_derivatives`).
         """
-        dq, dqd, minv = _autodiff.fd_grad(self, *self._arrays("forward_dynamics_gradient", (q, qd, tau)))
+        dq, dqd, minv = _autodiff.fd_grad(self, *self._arrays("forward_dynamics_derivatives", (q, qd, tau)))
         return dq, dqd, minv
 
     def inverse_dynamics_second_derivatives(
@@ -415,8 +415,8 @@ class JaxRobotHandle(RobotBase):
           derivatives are taken in that order (the first index differentiated first) and are not symmetric.
           Not differentiable further.
         """
-        args = self._arrays("idsva_so", (q, qd, qdd))
-        d2q, dqdqd, d2qd, dm = _autodiff.call(self, "idsva_so", args)
+        args = self._arrays("inverse_dynamics_second_derivatives", (q, qd, qdd))
+        d2q, dqdqd, d2qd, dm = _autodiff.call(self, KERNEL_OF["inverse_dynamics_second_derivatives"], args)
         return d2q, dqdqd, d2qd, dm
 
     def forward_dynamics_second_derivatives(
@@ -435,8 +435,8 @@ class JaxRobotHandle(RobotBase):
           ∂M⁻¹_ij/∂θ_b = ∂²qdd_i/∂tau_j∂θ_b``. The other second derivatives in ``tau`` are zero. Not
           differentiable further.
         """
-        args = self._arrays("fdsva_so", (q, qd, tau))
-        d2q, dqdqd, d2qd, dminv = _autodiff.call(self, "fdsva_so", args)
+        args = self._arrays("forward_dynamics_second_derivatives", (q, qd, tau))
+        d2q, dqdqd, d2qd, dminv = _autodiff.call(self, KERNEL_OF["forward_dynamics_second_derivatives"], args)
         return d2q, dqdqd, d2qd, dminv
 
     def frame_jacobians(self, q: ArrayLike) -> jax.Array:
@@ -450,7 +450,7 @@ class JaxRobotHandle(RobotBase):
           directions. Along a tangent ``t``, a frame's origin moves by ``v·t`` and its rotation by
           ``[omega·t]× R``. Differentiable once more (one :meth:`frame_jacobian_derivatives` per frame).
         """
-        jac = _autodiff.frame_jacobians(self, *self._arrays("end_effector_pose_gradient", (q,)))
+        jac = _autodiff.frame_jacobians(self, *self._arrays("frame_jacobians", (q,)))
         return public_rows(jac, axis=-2)
 
     def frame_jacobian_derivatives(self, q: ArrayLike, frame: str | int) -> jax.Array:
@@ -467,8 +467,9 @@ class JaxRobotHandle(RobotBase):
           Not differentiable further.
         """
         index = self.frame_index(frame)
-        args = self._arrays("end_effector_pose_hessian", (q,))
-        return public_rows(_autodiff.call(self, "end_effector_pose_hessian", args, frame=index)[0], axis=-3)
+        args = self._arrays("frame_jacobian_derivatives", (q,))
+        kernel = KERNEL_OF["frame_jacobian_derivatives"]
+        return public_rows(_autodiff.call(self, kernel, args, frame=index)[0], axis=-3)
 
     def configuration_tangent(self, q: ArrayLike, dq: ArrayLike) -> jax.Array:
         """Tangent coordinates of a configuration change: the chain rule from raw ``q`` to the kernels'.

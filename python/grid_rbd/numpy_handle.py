@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from . import configuration
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
+from ._kernels import KERNEL_OF, forward_dynamics_kernel
 from .jax import JaxRobotHandle
 
 __all__ = ["RobotHandle"]
@@ -162,13 +163,15 @@ class RobotHandle(RobotBase):
     def _run(
         self,
         name: str,
-        algorithm: str,
         args: Sequence[npt.ArrayLike],
         /,
+        kernel: str | None = None,
         **static: Any,
     ) -> tuple[npt.NDArray[Any], ...]:
+        """The JAX handle's method ``name`` on the CPU, its inputs checked against its kernel's metadata
+        (``KERNEL_OF[name]`` unless ``kernel`` is given)."""
         arrays, typed = _prepare(args)
-        info = self._robot.metadata.algorithm(algorithm)
+        info = self._robot.metadata.algorithm(kernel or KERNEL_OF[name])
         _, dtype = check_inputs(info, [a.shape for a in arrays], [a.dtype for a in arrays], typed, _F64)
         arrays = [a.astype(dtype, copy=False) for a in arrays]
         if info.inputs[0].name == "q":
@@ -196,7 +199,7 @@ class RobotHandle(RobotBase):
         Returns:
           Joint efforts ``tau``, shape ``(..., NV)``.
         """
-        return self._run("inverse_dynamics", "inverse_dynamics", (q, qd, qdd))[0]
+        return self._run("inverse_dynamics", (q, qd, qdd))[0]
 
     def bias_forces(self, q: npt.ArrayLike, qd: npt.ArrayLike) -> npt.NDArray[Any]:
         """Bias forces: ``C(q, qd) qd + g(q)`` (inverse dynamics at zero acceleration).
@@ -208,7 +211,7 @@ class RobotHandle(RobotBase):
         Returns:
           Efforts, shape ``(..., NV)``.
         """
-        return self._run("bias_forces", "bias_forces", (q, qd))[0]
+        return self._run("bias_forces", (q, qd))[0]
 
     def gravity_forces(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
         """Generalised gravity ``g(q)`` (inverse dynamics at zero velocity and acceleration).
@@ -219,7 +222,7 @@ class RobotHandle(RobotBase):
         Returns:
           Efforts, shape ``(..., NV)``.
         """
-        return self._run("gravity_forces", "gravity_forces", (q,))[0]
+        return self._run("gravity_forces", (q,))[0]
 
     def mass_matrix(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
         """Joint-space mass matrix ``M(q)`` (CRBA).
@@ -230,7 +233,7 @@ class RobotHandle(RobotBase):
         Returns:
           The symmetric positive-definite mass matrix, shape ``(..., NV, NV)``.
         """
-        return self._run("mass_matrix", "mass_matrix", (q,))[0]
+        return self._run("mass_matrix", (q,))[0]
 
     def minv(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
         """Inverse mass matrix ``M(q)⁻¹``, computed analytically (no factorisation of ``M``).
@@ -241,7 +244,7 @@ class RobotHandle(RobotBase):
         Returns:
           ``M⁻¹``, shape ``(..., NV, NV)``.
         """
-        return self._run("minv", "minv", (q,))[0]
+        return self._run("minv", (q,))[0]
 
     def forward_dynamics(
         self,
@@ -266,13 +269,8 @@ class RobotHandle(RobotBase):
         Raises:
           ValueError: unknown ``method``.
         """
-        if method == "aba":
-            algorithm = "aba"
-        elif method == "minv":
-            algorithm = "forward_dynamics"
-        else:
-            raise ValueError(f"method must be 'aba' or 'minv'; got {method!r}")
-        return self._run("forward_dynamics", algorithm, (q, qd, tau), method=method)[0]
+        kernel = forward_dynamics_kernel(method)
+        return self._run("forward_dynamics", (q, qd, tau), kernel=kernel, method=method)[0]
 
     # Kinematics -----------------------------------------------------------------------------------
 
@@ -287,7 +285,7 @@ class RobotHandle(RobotBase):
           whose columns are the frame axes in world coordinates, and unit quaternions ``(..., NF, 4)``
           ordered ``(x, y, z, w)`` with ``w >= 0``. The frame axis follows :attr:`frame_names`.
         """
-        pos, rot, quat = self._run("frame_poses", "frame_poses", (q,))
+        pos, rot, quat = self._run("frame_poses", (q,))
         return pos, rot, quat
 
     def end_effector_pose(
@@ -306,7 +304,7 @@ class RobotHandle(RobotBase):
           ValueError: unknown frame name or index out of range.
         """
         index = self.frame_index(frame)
-        pos, rot, quat = self._run("end_effector_pose", "frame_poses", (q,), frame=index)
+        pos, rot, quat = self._run("end_effector_pose", (q,), frame=index)
         return pos, rot, quat
 
     def frame_jacobian(self, q: npt.ArrayLike, frame: str | int) -> npt.NDArray[Any]:
@@ -324,7 +322,7 @@ class RobotHandle(RobotBase):
           ValueError: unknown frame name or index out of range.
         """
         index = self.frame_index(frame)
-        return self._run("frame_jacobian", "frame_jacobian", (q,), frame=index)[0]
+        return self._run("frame_jacobian", (q,), frame=index)[0]
 
     # Derivatives ----------------------------------------------------------------------------------
 
@@ -333,7 +331,7 @@ class RobotHandle(RobotBase):
     ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
         """``(dtau_dq, dtau_dqd)``, each ``(..., NV, NV)``; see
         :meth:`grid_rbd.jax.JaxRobotHandle.inverse_dynamics_derivatives`."""
-        dq, dqd = self._run("inverse_dynamics_derivatives", "inverse_dynamics_gradient", (q, qd, qdd))
+        dq, dqd = self._run("inverse_dynamics_derivatives", (q, qd, qdd))
         return dq, dqd
 
     def forward_dynamics_derivatives(
@@ -341,7 +339,7 @@ class RobotHandle(RobotBase):
     ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
         """``(dqdd_dq, dqdd_dqd, minv)``, each ``(..., NV, NV)``; see
         :meth:`grid_rbd.jax.JaxRobotHandle.forward_dynamics_derivatives`."""
-        dq, dqd, minv = self._run("forward_dynamics_derivatives", "forward_dynamics_gradient", (q, qd, tau))
+        dq, dqd, minv = self._run("forward_dynamics_derivatives", (q, qd, tau))
         return dq, dqd, minv
 
     def inverse_dynamics_second_derivatives(
@@ -349,7 +347,7 @@ class RobotHandle(RobotBase):
     ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
         """``(d2tau_dq2, d2tau_dqdqd, d2tau_dqd2, dM_dq)``, each ``(..., NV, NV, NV)``; see
         :meth:`grid_rbd.jax.JaxRobotHandle.inverse_dynamics_second_derivatives`."""
-        a, b, c, d = self._run("inverse_dynamics_second_derivatives", "idsva_so", (q, qd, qdd))
+        a, b, c, d = self._run("inverse_dynamics_second_derivatives", (q, qd, qdd))
         return a, b, c, d
 
     def forward_dynamics_second_derivatives(
@@ -357,16 +355,16 @@ class RobotHandle(RobotBase):
     ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
         """``(d2qdd_dq2, d2qdd_dqdqd, d2qdd_dqd2, dMinv_dq)``, each ``(..., NV, NV, NV)``; see
         :meth:`grid_rbd.jax.JaxRobotHandle.forward_dynamics_second_derivatives`."""
-        a, b, c, d = self._run("forward_dynamics_second_derivatives", "fdsva_so", (q, qd, tau))
+        a, b, c, d = self._run("forward_dynamics_second_derivatives", (q, qd, tau))
         return a, b, c, d
 
     def frame_jacobians(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
         """World-aligned Jacobians of every frame, ``(..., NF, 6, NV)``; see
         :meth:`grid_rbd.jax.JaxRobotHandle.frame_jacobians`."""
-        return self._run("frame_jacobians", "end_effector_pose_gradient", (q,))[0]
+        return self._run("frame_jacobians", (q,))[0]
 
     def frame_jacobian_derivatives(self, q: npt.ArrayLike, frame: str | int) -> npt.NDArray[Any]:
         """The derivative of one frame's Jacobian along every tangent direction, ``(..., 6, NV, NV)``; see
         :meth:`grid_rbd.jax.JaxRobotHandle.frame_jacobian_derivatives`."""
         index = self.frame_index(frame)
-        return self._run("frame_jacobian_derivatives", "end_effector_pose_hessian", (q,), frame=index)[0]
+        return self._run("frame_jacobian_derivatives", (q,), frame=index)[0]

@@ -62,3 +62,17 @@ def test_no_import_cycles():
         if m not in state:
             visit(m, [])
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_every_kernel_name_the_handles_use_is_generated(jax_handle):
+    """The one method -> kernel table names kernels that exist: every public method it lists is a method of
+    both handles and its kernel is in a built robot's metadata."""
+    import grid_rbd
+    from grid_rbd._kernels import KERNEL_OF, forward_dynamics_kernel
+    from grid_rbd.jax import JaxRobotHandle
+
+    h = jax_handle("iiwa")
+    for method, kernel in KERNEL_OF.items():
+        assert hasattr(JaxRobotHandle, method) and hasattr(grid_rbd.RobotHandle, method), method
+        assert h._robot.metadata.algorithm(kernel).name == kernel
+    assert h._robot.metadata.algorithm(forward_dynamics_kernel("minv")).name == "forward_dynamics"
