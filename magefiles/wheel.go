@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -72,6 +73,11 @@ func Wheel(nocuda *bool) error {
 				Executable: strings.HasSuffix(name, ".so")})
 		}
 	}
+	runtime, err := runtimeBuildFiles()
+	if err != nil {
+		return err
+	}
+	files = append(files, runtime...)
 	err = filepath.WalkDir(filepath.Join("python", "grid_rbd"), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -107,6 +113,44 @@ func Wheel(nocuda *bool) error {
 	}
 	fmt.Printf("wrote %s (%d robots, CUDA %v) in %v\n", path, len(robots), cuda, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// runtimeBuildFiles are what from_urdf needs where Go is not installed (python/grid_rbd/_runtime_build.py):
+// the generator, compiled static for linux x86-64, as grid_rbd/_bin/grid-rbd-build, and the kernel
+// sources (kernels/'s headers, xla_ffi/) under grid_rbd/_src.
+func runtimeBuildFiles() ([]wheel.File, error) {
+	bin := filepath.Join("build", "wheel", "grid-rbd-build")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./codegen/cmd/grid-rbd-build")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building the generator for the wheel: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		return nil, err
+	}
+	files := []wheel.File{{Path: "grid_rbd/_bin/grid-rbd-build", Data: data, Executable: true}}
+	for _, root := range []string{"kernels", "xla_ffi"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			ext := filepath.Ext(path)
+			if (root == "kernels" && ext != ".cuh") || (root == "xla_ffi" && ext != ".h" && ext != ".cc" && ext != ".cu") {
+				return nil // the kernels' examples, the licence and README files
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files = append(files, wheel.File{Path: "grid_rbd/_src/" + filepath.ToSlash(path), Data: data})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
 }
 
 // projectInfo reads the version and the dependency list from pyproject.toml's [project] table.

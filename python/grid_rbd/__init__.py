@@ -1,7 +1,8 @@
 """grid-rbd: rigid-body dynamics kernels generated per robot, callable from JAX and NumPy.
 
 A robot is compiled from its URDF by ``go tool mage build <robot.urdf> [-floating]`` into a build directory
-(``metadata.json`` plus the kernel libraries). This package finds such builds and exposes them as
+(``metadata.json`` plus the kernel libraries), or at run time by ``JaxRobotHandle.from_urdf(path)`` /
+``python -m grid_rbd build path`` (CPU kernels, cached). This package finds such builds and exposes them as
 
 * :class:`grid_rbd.jax.JaxRobotHandle` (also ``grid_rbd.JaxRobotHandle``): JAX functions that work under
   ``jit`` and ``vmap`` with any leading batch shape, on CPU and, with a CUDA build, on GPU;

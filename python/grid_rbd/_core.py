@@ -154,6 +154,32 @@ class RobotBase:
         self._setup()
 
     @classmethod
+    def from_urdf(
+        cls,
+        urdf: str | os.PathLike[str],
+        *,
+        floating: bool = False,
+        gravity: Sequence[float] | npt.ArrayLike = DEFAULT_GRAVITY,
+    ) -> Self:
+        """A handle of the robot a URDF file describes, its kernels generated and compiled on first use and
+        cached for later processes (:mod:`grid_rbd._runtime_build`; the CPU kernels, through the system's C++
+        compiler).
+
+        Args:
+          urdf: path to the URDF file.
+          floating: add a free-flyer base.
+          gravity: as for the constructor.
+
+        Raises:
+          FileNotFoundError: no such file.
+          ValueError: the URDF is invalid (the message names the element and line).
+          grid_rbd._runtime_build.BuildError: no generator or C++ compiler, or a compile error.
+        """
+        from ._runtime_build import build_from_urdf
+
+        return cls(build_from_urdf(urdf, floating=floating), gravity=gravity)
+
+    @classmethod
     def _from_loaded(cls, robot: LoadedRobot, gravity: tuple[float, float, float]) -> Self:
         new = object.__new__(cls)
         object.__setattr__(new, "_robot", robot)

@@ -1,0 +1,71 @@
+// Command grid-rbd-build generates a robot's kernels from its URDF and compiles their CPU library into one
+// folder (grid.cuh, metadata.json, grid_ffi.h, model.json, libgrid_rbd_cpu.so), as `go tool mage build`
+// does, for machines without Go: the Python package runs it for JaxRobotHandle.from_urdf and
+// `python -m grid_rbd build`.
+//
+//	grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=auto|always|never] [-cxx CXX] URDF
+//
+// ROOT holds kernels/ and xla_ffi/; -ffi-include the folder with xla/ffi/api/ffi.h (jax.ffi.include_dir()).
+// Exit status 2: the URDF or the flags are invalid (the message names the element and line); 1: anything
+// else, such as a compiler error.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/grid-rbd/grid-rbd/codegen/build"
+	"github.com/grid-rbd/grid-rbd/codegen/emit"
+	"github.com/grid-rbd/grid-rbd/codegen/model"
+	"github.com/grid-rbd/grid-rbd/codegen/urdf"
+)
+
+// inputError marks errors of the caller's input, the URDF and the flags: exit status 2.
+type inputError struct{ error }
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if errors.As(err, new(inputError)) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("grid-rbd-build", flag.ContinueOnError)
+	out := fs.String("out", "", "folder to write (created)")
+	src := fs.String("src", "", "folder holding kernels/ and xla_ffi/")
+	ffiInclude := fs.String("ffi-include", "", "folder holding xla/ffi/api/ffi.h")
+	floating := fs.Bool("floating", false, "add a free-flyer base")
+	roll := fs.String("roll", "auto", "unrolled or rolled robot description: auto, always or never")
+	cxx := fs.String("cxx", "", "C++17 compiler (default c++)")
+	if err := fs.Parse(args); err != nil {
+		return inputError{err}
+	}
+	if fs.NArg() != 1 || *out == "" || *src == "" || *ffiInclude == "" {
+		return inputError{errors.New("usage: grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=MODE] URDF")}
+	}
+	mode, err := emit.ParseRoll(*roll)
+	if err != nil {
+		return inputError{err}
+	}
+	start := time.Now()
+	r, err := model.Load(fs.Arg(0), urdf.Options{}, model.Options{FreeFlyer: *floating})
+	if err != nil {
+		return inputError{err}
+	}
+	if _, err := build.Generate(r, *out, emit.Options{Roll: mode}); err != nil {
+		return err
+	}
+	tc := build.Toolchain{CXX: *cxx, FFIInclude: *ffiInclude, Root: *src}
+	if err := tc.CompileCPU(*out, r.Name); err != nil {
+		return err
+	}
+	fmt.Printf("%s: built %s in %v\n", r.Name, *out, time.Since(start).Round(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,29 @@
+"""``python -m grid_rbd build ROBOT.urdf [--floating]``: generate and compile a robot's kernels (cached), and
+print the build folder, which ``JaxRobotHandle(folder)`` and ``RobotHandle(folder)`` load."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grid_rbd", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build", help="build a robot from its URDF (cached) and print its folder")
+    build.add_argument("urdf", help="path to the URDF file")
+    build.add_argument("--floating", action="store_true", help="add a free-flyer base")
+    args = parser.parse_args(argv)
+    from ._runtime_build import BuildError, build_from_urdf
+
+    try:
+        folder = build_from_urdf(args.urdf, floating=args.floating, quiet=False)
+    except (OSError, ValueError, BuildError) as exc:
+        print(f"grid_rbd build: {exc}", file=sys.stderr)
+        return 1
+    print(folder)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

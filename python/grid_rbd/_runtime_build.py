@@ -1,0 +1,160 @@
+"""Building a robot from its URDF at run time: ``from_urdf`` and ``python -m grid_rbd build``.
+
+The generator is the ``grid-rbd-build`` program (``codegen/cmd/grid-rbd-build``): it parses the URDF, writes
+the robot's header, metadata and FFI bindings and compiles the CPU kernel library with the system's C++
+compiler, against the installed jax's XLA FFI headers. It is found as ``$GRID_RBD_GENERATOR``, as
+``grid_rbd/_bin/grid-rbd-build`` in an installed wheel, or, in a source checkout with Go on ``PATH``, built
+once with ``go build``. The kernel sources (``kernels/``, ``xla_ffi/``) come from ``grid_rbd/_src`` in a
+wheel or from the checkout.
+
+Builds are cached in ``$GRID_RBD_CACHE`` (default ``$XDG_CACHE_HOME/grid_rbd``, else ``~/.cache/grid_rbd``),
+keyed by the URDF's bytes, the flags, the package version and the generator itself; a build is written to a
+temporary folder and renamed into place under a file lock, so two processes building the same robot at once
+build it once and both load the same folder.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ._artifacts import CPU_LIBRARY, METADATA
+
+__all__ = ["BuildError", "build_from_urdf", "cache_root"]
+
+GENERATOR = "grid-rbd-build"
+_PACKAGE = Path(__file__).resolve().parent
+_CHECKOUT = _PACKAGE.parents[1]  # python/grid_rbd -> the repository root, in a source checkout
+
+
+class BuildError(RuntimeError):
+    """The generator or the compiler failed on a valid URDF (the message holds their output)."""
+
+
+def cache_root() -> Path:
+    """Where run-time builds are kept."""
+    if env := os.environ.get("GRID_RBD_CACHE"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "grid_rbd"
+
+
+def _in_checkout() -> bool:
+    return (_CHECKOUT / "go.mod").is_file() and (_CHECKOUT / "codegen" / "cmd" / GENERATOR).is_dir()
+
+
+def _sources() -> Path:
+    """The folder holding kernels/ and xla_ffi/."""
+    for root in (_PACKAGE / "_src", _CHECKOUT):
+        if (root / "kernels").is_dir() and (root / "xla_ffi").is_dir():
+            return root
+    raise BuildError(f"grid_rbd's kernel sources are missing (neither {_PACKAGE / '_src'} nor a source checkout): "
+                     "reinstall the grid-rbd wheel")
+
+
+def _generator() -> Path:
+    """The generator program, building it with Go in a source checkout."""
+    if env := os.environ.get("GRID_RBD_GENERATOR"):
+        path = Path(env)
+        if not os.access(path, os.X_OK):
+            raise BuildError(f"GRID_RBD_GENERATOR={env} is not an executable file")
+        return path
+    bundled = _PACKAGE / "_bin" / GENERATOR
+    if os.access(bundled, os.X_OK):
+        return bundled
+    go = shutil.which("go")
+    if not _in_checkout() or go is None:
+        raise BuildError(
+            f"no {GENERATOR} program: this installation of grid_rbd does not bundle one for {sys.platform} "
+            f"(the wheel for linux x86-64 does). Install that wheel, or run from a grid-rbd checkout with Go "
+            f"1.24+ on PATH, or set GRID_RBD_GENERATOR to a {GENERATOR} built with "
+            f"`go build ./codegen/cmd/{GENERATOR}`")
+    out = cache_root() / "bin" / GENERATOR
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(out.parent / f"{GENERATOR}.lock"):
+        # go build is incremental: a current binary is relinked only when the sources changed
+        proc = subprocess.run([go, "build", "-o", str(out), f"./codegen/cmd/{GENERATOR}"], cwd=_CHECKOUT,
+                              capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError(f"building {GENERATOR} with Go failed:\n{proc.stderr.strip()}")
+    return out
+
+
+class _locked:
+    """An exclusive lock on a file for the duration of a with-block (processes and threads alike)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        self.file = open(self.path, "a")  # noqa: SIM115 - held until __exit__
+        fcntl.flock(self.file, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.file, fcntl.LOCK_UN)
+        self.file.close()
+
+
+def _ffi_include() -> str:
+    import jax.ffi
+
+    return str(jax.ffi.include_dir())
+
+
+def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, quiet: bool = True) -> Path:
+    """The build folder of a robot described by a URDF file, generated and compiled on first use.
+
+    Args:
+      urdf: path to the URDF file.
+      floating: add a free-flyer base (6 degrees of freedom, quaternion ``xyzw``).
+      quiet: hide the generator's progress lines (errors are always reported).
+
+    Returns:
+      A folder holding ``metadata.json`` and ``libgrid_rbd_cpu.so``, named after the URDF's stem.
+
+    Raises:
+      FileNotFoundError: no such file.
+      ValueError: the URDF is invalid (the message names the element and line).
+      BuildError: no generator, no C++ compiler, or a compile error.
+    """
+    from . import __version__
+
+    path = Path(urdf)
+    data = path.read_bytes()
+    generator = _generator()
+    key = hashlib.sha256()
+    for part in (data, f"floating={floating}".encode(), __version__.encode(), generator.read_bytes()):
+        key.update(hashlib.sha256(part).digest())
+    stem = "".join(c if c.isalnum() or c in "_-" else "_" for c in path.stem) or "robot"
+    slot = cache_root() / key.hexdigest()[:20]
+    folder = slot / stem
+    if (folder / METADATA).is_file() and (folder / CPU_LIBRARY).is_file():
+        return folder
+    slot.mkdir(parents=True, exist_ok=True)
+    with _locked(slot / "build.lock"):
+        if (folder / METADATA).is_file() and (folder / CPU_LIBRARY).is_file():
+            return folder  # another process built it while this one waited
+        work = Path(tempfile.mkdtemp(prefix=f".{stem}-", dir=slot))
+        try:
+            cmd = [str(generator), "-out", str(work), "-src", str(_sources()), "-ffi-include", _ffi_include()]
+            if floating:
+                cmd.append("-floating")
+            proc = subprocess.run([*cmd, str(path.resolve())], capture_output=True, text=True, check=False)
+            if proc.returncode == 2:
+                raise ValueError(proc.stderr.strip())
+            if proc.returncode != 0:
+                raise BuildError(f"building {path} failed ({GENERATOR} exit status {proc.returncode}):\n"
+                                 f"{proc.stderr.strip()}\n{proc.stdout.strip()}")
+            if not quiet:
+                print(proc.stdout.strip(), file=sys.stderr)
+            shutil.rmtree(folder, ignore_errors=True)
+            os.replace(work, folder)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return folder
