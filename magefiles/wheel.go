@@ -41,8 +41,9 @@ func readBundled() ([]bundledEntry, error) {
 
 // Wheel builds dist/grid_rbd-<version>-py3-none-linux_x86_64.whl: the Python package and, for every robot
 // in python/grid_rbd/robots/bundled.json, its metadata with CPU and CUDA (sm_80, sm_90 and PTX)
-// libraries. Flag: -nocuda builds a CPU-only wheel.
-func Wheel(nocuda *bool) error {
+// libraries, the generator run-time builds use (grid_rbd/_bin) and the kernel sources (grid_rbd/_src).
+// Flags: -nocuda builds a CPU-only wheel; -out=DIR writes it there instead of dist/.
+func Wheel(nocuda *bool, out *string) error {
 	start := time.Now()
 	robots, err := readBundled()
 	if err != nil {
@@ -55,9 +56,9 @@ func Wheel(nocuda *bool) error {
 	cuda := nocuda == nil || !*nocuda
 	var files []wheel.File
 	for _, rb := range robots {
-		out := filepath.Join("build", "wheel", rb.Name)
+		dir := filepath.Join("build", "wheel", rb.Name)
 		floating := rb.Floating
-		if err := Build(rb.URDF, &floating, &out, &cuda, nil, nil); err != nil {
+		if err := Build(rb.URDF, &floating, &dir, &cuda, nil, nil); err != nil {
 			return fmt.Errorf("robot %s: %w", rb.Name, err)
 		}
 		libs := []string{"metadata.json", "libgrid_rbd_cpu.so"}
@@ -65,7 +66,7 @@ func Wheel(nocuda *bool) error {
 			libs = append(libs, "libgrid_rbd_cuda.so")
 		}
 		for _, name := range libs {
-			data, err := os.ReadFile(filepath.Join(out, name))
+			data, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil {
 				return err
 			}
@@ -102,7 +103,11 @@ func Wheel(nocuda *bool) error {
 	if err != nil {
 		return err
 	}
-	path, err := wheel.Write("dist", wheel.Spec{
+	dist := "dist"
+	if out != nil && *out != "" {
+		dist = *out
+	}
+	path, err := wheel.Write(dist, wheel.Spec{
 		Name: "grid-rbd", Version: version, Tag: "py3-none-linux_x86_64", RequiresPython: ">=3.12",
 		Summary:  "Fast, differentiable rigid-body dynamics compiled from URDF for JAX on GPU and CPU",
 		License:  "see the bundled robots' licence files",
