@@ -1,4 +1,4 @@
-"""``python -m grid_rbd build ROBOT.urdf [--floating]``: generate and compile a robot's kernels (cached), and
+"""``python -m grid_rbd build ROBOT.urdf [--floating] [--roll=MODE]``: generate and compile a robot's kernels (cached), and
 print the build folder, which ``JaxRobotHandle(folder)`` and ``RobotHandle(folder)`` load."""
 
 from __future__ import annotations
@@ -13,11 +13,14 @@ def main(argv: list[str] | None = None) -> int:
     build = sub.add_parser("build", help="build a robot from its URDF (cached) and print its folder")
     build.add_argument("urdf", help="path to the URDF file")
     build.add_argument("--floating", action="store_true", help="add a free-flyer base")
+    build.add_argument("--roll", default="auto", choices=("auto", "always", "never"),
+                       help="rolled description (compiles in seconds, no second-order kernels), unrolled, or auto "
+                            "(rolled above 64 bodies)")
     args = parser.parse_args(argv)
     from ._runtime_build import BuildError, build_from_urdf
 
     try:
-        folder = build_from_urdf(args.urdf, floating=args.floating, quiet=False)
+        folder = build_from_urdf(args.urdf, floating=args.floating, roll=args.roll, quiet=False)
     except (OSError, ValueError, BuildError) as exc:
         print(f"grid_rbd build: {exc}", file=sys.stderr)
         return 1

@@ -159,6 +159,7 @@ class RobotBase:
         urdf: str | os.PathLike[str],
         *,
         floating: bool = False,
+        roll: str = "auto",
         gravity: Sequence[float] | npt.ArrayLike = DEFAULT_GRAVITY,
     ) -> Self:
         """A handle of the robot a URDF file describes, its kernels generated and compiled on first use and
@@ -168,6 +169,9 @@ class RobotBase:
         Args:
           urdf: path to the URDF file.
           floating: add a free-flyer base.
+          roll: ``"auto"``, ``"always"`` or ``"never"``: whether the robot's description is rolled (compiles in
+            seconds at any size, no second-order kernels) or unrolled (fastest kernels; minutes to compile for
+            a humanoid); ``"auto"`` rolls robots of more than 64 bodies.
           gravity: as for the constructor.
 
         Raises:
@@ -177,7 +181,7 @@ class RobotBase:
         """
         from ._runtime_build import build_from_urdf
 
-        return cls(build_from_urdf(urdf, floating=floating), gravity=gravity)
+        return cls(build_from_urdf(urdf, floating=floating, roll=roll), gravity=gravity)
 
     @classmethod
     def _from_loaded(cls, robot: LoadedRobot, gravity: tuple[float, float, float]) -> Self:

@@ -107,12 +107,19 @@ def _ffi_include() -> str:
     return str(jax.ffi.include_dir())
 
 
-def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, quiet: bool = True) -> Path:
+ROLL_MODES = ("auto", "always", "never")
+
+
+def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, roll: str = "auto",
+                    quiet: bool = True) -> Path:
     """The build folder of a robot described by a URDF file, generated and compiled on first use.
 
     Args:
       urdf: path to the URDF file.
       floating: add a free-flyer base (6 degrees of freedom, quaternion ``xyzw``).
+      roll: ``"auto"`` (default) unrolls robots of up to 64 bodies and rolls larger ones; ``"always"``
+        generates the rolled description, which compiles in seconds at any size (a humanoid's unrolled CPU
+        build takes minutes) but runs slower and has no second-order kernels; ``"never"`` unrolls.
       quiet: hide the generator's progress lines (errors are always reported).
 
     Returns:
@@ -125,11 +132,13 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, qui
     """
     from . import __version__
 
+    if roll not in ROLL_MODES:
+        raise ValueError(f"roll must be one of {', '.join(map(repr, ROLL_MODES))}; got {roll!r}")
     path = Path(urdf)
     data = path.read_bytes()
     generator = _generator()
     key = hashlib.sha256()
-    for part in (data, f"floating={floating}".encode(), __version__.encode(), generator.read_bytes()):
+    for part in (data, f"floating={floating} roll={roll}".encode(), __version__.encode(), generator.read_bytes()):
         key.update(hashlib.sha256(part).digest())
     stem = "".join(c if c.isalnum() or c in "_-" else "_" for c in path.stem) or "robot"
     slot = cache_root() / key.hexdigest()[:20]
@@ -142,7 +151,8 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, qui
             return folder  # another process built it while this one waited
         work = Path(tempfile.mkdtemp(prefix=f".{stem}-", dir=slot))
         try:
-            cmd = [str(generator), "-out", str(work), "-src", str(_sources()), "-ffi-include", _ffi_include()]
+            cmd = [str(generator), "-out", str(work), "-src", str(_sources()), "-ffi-include", _ffi_include(),
+                   f"-roll={roll}"]
             if floating:
                 cmd.append("-floating")
             proc = subprocess.run([*cmd, str(path.resolve())], capture_output=True, text=True, check=False)

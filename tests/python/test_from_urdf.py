@@ -32,8 +32,8 @@ def cache(tmp_path_factory):
         os.environ["GRID_RBD_CACHE"] = old
 
 
-def _urdf() -> Path:
-    return {r.name: r for r in refdata.robot_set()}[ROBOT].path()
+def _urdf(name: str = ROBOT) -> Path:
+    return {r.name: r for r in refdata.robot_set()}[name].path()
 
 
 def test_from_urdf_matches_pinocchio(cache, reference):
@@ -46,6 +46,20 @@ def test_from_urdf_matches_pinocchio(cache, reference):
     np.testing.assert_allclose(np.asarray(h.forward_dynamics(q, qd, tau)), ref.outputs["forward_dynamics"],
                                rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(np.asarray(h.mass_matrix(q)), ref.outputs["mass_matrix"], rtol=1e-9, atol=1e-9)
+
+
+def test_a_rolled_free_flyer_matches_pinocchio(cache, reference):
+    """roll="always" (the quick build for large robots) and floating=True reach the generator."""
+    from grid_rbd.jax import JaxRobotHandle
+
+    h = JaxRobotHandle.from_urdf(_urdf("go2"), floating=True, roll="always")
+    assert h.floating_base and "idsva_so" in h._robot.metadata.unavailable, "not the rolled description"
+    ref = reference("go2")
+    q, qd, tau = (ref.inputs[k] for k in ("q", "qd", "tau"))
+    np.testing.assert_allclose(np.asarray(h.forward_dynamics(q, qd, tau)), ref.outputs["forward_dynamics"],
+                               rtol=1e-9, atol=1e-9)
+    with pytest.raises(ValueError, match="roll must be one of"):
+        JaxRobotHandle.from_urdf(_urdf("go2"), roll="sometimes")
 
 
 def test_the_cache_is_reused(cache):
