@@ -39,10 +39,12 @@ func readBundled() ([]bundledEntry, error) {
 	return cfg.Robots, nil
 }
 
-// Wheel builds dist/grid_rbd-<version>-py3-none-linux_x86_64.whl: the Python package and, for every robot
+// Wheel builds dist/grid_rbd-<version>-py3-none-<platform>.whl: the Python package and, for every robot
 // in python/grid_rbd/robots/bundled.json, its metadata with CPU and CUDA (sm_80, sm_90 and PTX)
 // libraries, the generator run-time builds use (grid_rbd/_bin) and the kernel sources (grid_rbd/_src).
-// Flags: -nocuda builds a CPU-only wheel; -out=DIR writes it there instead of dist/.
+// The platform tag is manylinux_2_28_x86_64 where an ELF check of its binaries allows it (wheel.CheckManylinux228:
+// a build on a toolchain as old as that policy), else linux_x86_64, saying why. Flags: -nocuda builds a
+// CPU-only wheel; -out=DIR writes it there instead of dist/.
 func Wheel(nocuda *bool, out *string) error {
 	start := time.Now()
 	robots, err := readBundled()
@@ -103,12 +105,19 @@ func Wheel(nocuda *bool, out *string) error {
 	if err != nil {
 		return err
 	}
+	// manylinux_2_28 where every ELF file needs nothing newer than that policy allows (a build on an old
+	// enough toolchain), the plain linux tag otherwise, saying why
+	tag := "py3-none-" + wheel.Manylinux228
+	if err := wheel.CheckManylinux228(files); err != nil {
+		tag = "py3-none-linux_x86_64"
+		fmt.Printf("tagged linux_x86_64: %v\n", err)
+	}
 	dist := "dist"
 	if out != nil && *out != "" {
 		dist = *out
 	}
 	path, err := wheel.Write(dist, wheel.Spec{
-		Name: "grid-rbd", Version: version, Tag: "py3-none-linux_x86_64", RequiresPython: ">=3.12",
+		Name: "grid-rbd", Version: version, Tag: tag, RequiresPython: ">=3.12",
 		Summary:  "Fast, differentiable rigid-body dynamics compiled from URDF for JAX on GPU and CPU",
 		License:  "see the bundled robots' licence files",
 		Requires: requires, Files: files,
