@@ -154,6 +154,8 @@ def load_robot(build_dir: Path) -> LoadedRobot:
             raise OSError(f"cannot load {cpu_path}: {exc}") from exc
         try:
             cpu_handlers = _symbols(cpu_lib, cpu_path, algorithms, "cpu")
+            # the handlers' workspace result came with these queries: a library without them is older
+            _symbols(cpu_lib, cpu_path, algorithms, "cpu_workspace_bytes")
         except LookupError as exc:
             raise RobotNotBuiltError(
                 key.name,
