@@ -254,16 +254,24 @@ func section(out, title string) string {
 	return rest
 }
 
-func TestPython(t *testing.T) {
+// testEnvironment returns the checkout's root and the Python of its test environment (.venv), failing the
+// test with how to create it when it is missing.
+func testEnvironment(t *testing.T) (root, python string) {
+	t.Helper()
 	root, err := filepath.Abs(testrobots.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	python := filepath.Join(root, ".venv", "bin", "python")
+	python = filepath.Join(root, ".venv", "bin", "python")
 	if _, err := os.Stat(python); err != nil {
 		t.Fatalf("the Python test environment is missing (%s: %v): run `go tool mage venv` in %s to create "+
 			".venv with jax, numpy, pytest, pin and example-robot-data from tests/requirements.txt", python, err, root)
 	}
+	return root, python
+}
+
+func TestPython(t *testing.T) {
+	root, python := testEnvironment(t)
 	pytestRobots, err := roster.Suite(roster.Pytest)
 	if err != nil {
 		t.Fatal(err)

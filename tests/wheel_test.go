@@ -45,14 +45,7 @@ print(f"from_urdf {os.path.basename(urdf)}: first use {first:.1f} s, max relativ
 // outside the checkout and runs wheelCheck there with a PATH that holds neither go nor nvcc: the wheel's own
 // generator and kernel sources must suffice for a robot it does not bundle.
 func TestWheelBuildsRobotsFromURDF(t *testing.T) {
-	root, err := filepath.Abs(testrobots.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	python := filepath.Join(root, ".venv", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		t.Fatalf("the Python test environment is missing (%v): run `go tool mage venv`", err)
-	}
+	root, python := testEnvironment(t)
 	tmp := t.TempDir()
 	dist := filepath.Join(tmp, "dist")
 	if out, err := runIn(root, goTool(), "tool", "mage", "wheel", "-nocuda", "-out="+dist); err != nil {
