@@ -296,8 +296,9 @@ int64_t workspace_bytes(int64_t, int32_t) {
     return 0;
 }
 
-template <typename Alg, typename T>
-ffi::Error execute(Stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples, const ffi::AnyBuffer&) {
+// Runs run(begin, count) over samples [0, samples) split across the CPU workers; an error names algo.
+template <typename Run>
+ffi::Error run_on_workers(const char* algo, int64_t samples, const Run& run) {
     const int64_t workers = std::min(cpu_workers(), std::max<int64_t>(samples / kSamplesPerWorker, 1));
     const int64_t chunk = (samples + workers - 1) / workers;
     std::vector<grid::Status> status(static_cast<size_t>(workers), grid::Status::ok());
@@ -310,21 +311,27 @@ ffi::Error execute(Stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_
         if (count <= 0) break;
         grid::Status* slot = &status[static_cast<size_t>(w)];
         try {
-            threads.emplace_back([&p, &attrs, slot, begin, count] { *slot = run_range(p, attrs, begin, count); });
+            threads.emplace_back([&run, slot, begin, count] { *slot = run(begin, count); });
         } catch (const std::system_error&) {
-            *slot = run_range(p, attrs, begin, count);  // no thread to be had: run it here
+            *slot = run(begin, count);  // no thread to be had: run it here
         }
     }
-    status[0] = run_range(p, attrs, 0, std::min(chunk, samples));
+    status[0] = run(0, std::min(chunk, samples));
     for (std::thread& t : threads) t.join();
     for (const grid::Status& s : status) {
         if (!s.is_ok()) {
             return ffi::Error(ffi::ErrorCode::kInternal,
-                              prefix(Alg::kName) + "host wrapper failed (code " + std::to_string(s.code) + "): " +
+                              prefix(algo) + "host wrapper failed (code " + std::to_string(s.code) + "): " +
                                   (s.message != nullptr ? s.message : "no message"));
         }
     }
     return ffi::Error::Success();
+}
+
+template <typename Alg, typename T>
+ffi::Error execute(Stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples, const ffi::AnyBuffer&) {
+    return run_on_workers(Alg::kName, samples,
+                          [&p, &attrs](int64_t begin, int64_t count) { return run_range(p, attrs, begin, count); });
 }
 
 #endif

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,7 +58,30 @@ func (tc Toolchain) CompileCPU(dir, robot string) error {
 	args := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
 		"-fvisibility-inlines-hidden", "-Wall", "-Wextra", define(robot)}, tc.includes(dir)...)
 	args = append(args, tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc")))
+	trajectories, err := hasTrajectories(dir)
+	if err != nil {
+		return err
+	}
+	if trajectories {
+		args = append(args, tc.path(filepath.Join("xla_ffi", "trajectory_cpu.cc")))
+	}
 	return compileLibrary(cxx, args, filepath.Join(dir, CPULibrary))
+}
+
+// hasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels
+// (xla_ffi/trajectory.h), which its libraries then export.
+func hasTrajectories(dir string) (bool, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		return false, err
+	}
+	var m struct {
+		Trajectories []string `json:"trajectories"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return false, fmt.Errorf("%s: %w", filepath.Join(dir, MetadataFile), err)
+	}
+	return len(m.Trajectories) > 0, nil
 }
 
 // CUDAArgs are nvcc's options for a robot's CUDA library (all but the sources and the output), with the
@@ -110,6 +134,13 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	}
 	type unit struct{ src, obj string }
 	units := []unit{{tc.path(filepath.Join("xla_ffi", "ffi_cuda.cu")), filepath.Join(objDir, "handlers.o")}}
+	trajectories, err := hasTrajectories(dir)
+	if err != nil {
+		return err
+	}
+	if trajectories {
+		units = append(units, unit{tc.path(filepath.Join("xla_ffi", "trajectory_cuda.cu")), filepath.Join(objDir, "trajectory.o")})
+	}
 	for _, e := range entries {
 		for _, p := range precisions {
 			src := filepath.Join(objDir, strings.ToLower(e)+"."+p.suffix+".cu")

@@ -20,7 +20,10 @@ type Metadata struct {
 	Rolled bool `json:"rolled,omitempty"`
 	// Unavailable names the algorithms this robot's build leaves out, with the reason.
 	Unavailable map[string]string `json:"unavailable,omitempty"`
-	Conventions string            `json:"conventions"`
+	// Trajectories names the kernels over whole rollouts (xla_ffi/trajectory.h), whose buffers have a number
+	// of steps besides the batch and so no per-sample shapes here.
+	Trajectories []string `json:"trajectories,omitempty"`
+	Conventions  string   `json:"conventions"`
 }
 
 // JointInfo is one movable joint; limits are present for bounded joints.
@@ -87,6 +90,9 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 }
 
 // metadata describes the robot and the generated entry points.
+// TrajectoryKernels are the handlers of xla_ffi/trajectory.h that an unrolled robot's libraries export.
+var TrajectoryKernels = []string{"rollout", "rollout_tangent", "rollout_adjoint"}
+
 func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]string, opt Options) ([]byte, error) {
 	m := Metadata{Robot: r.Name, NQ: r.NQ, NV: r.NV, FloatingBase: r.FloatingBase(), Gravity: r.Gravity[:],
 		Rolled: rolled,
@@ -109,6 +115,14 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 	}
 	for _, f := range r.Frames {
 		m.Frames = append(m.Frames, FrameInfo{Name: f.Name, Joint: f.Joint})
+	}
+	if rolled {
+		// their tangent runs the articulated-body algorithm on dual numbers, which needs the unrolled joints
+		for _, t := range TrajectoryKernels {
+			omitted[t] = "a rolled robot has no fused rollout kernels (their dual-number run needs the unrolled description); rollouts run as a scan of single steps"
+		}
+	} else {
+		m.Trajectories = TrajectoryKernels
 	}
 	if len(omitted) > 0 {
 		m.Unavailable = omitted

@@ -6,6 +6,7 @@
 #include "grid/algorithms/crba.cuh"
 #include "grid/algorithms/fd.cuh"
 #include "grid/algorithms/fd_gradient.cuh"
+#include "grid/algorithms/integrator.cuh"
 #include "grid/algorithms/jacobian.cuh"
 #include "grid/algorithms/kinematics.cuh"
 #include "grid/algorithms/minv.cuh"

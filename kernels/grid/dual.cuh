@@ -87,6 +87,16 @@ GLASS_HD Dual<T> cos(const Dual<T>& a) {
     return Dual<T>(cos(a.v), -sin(a.v) * a.d);
 }
 
+// The value part of a number (a plain float or double is its own), for branching on it.
+template <typename T>
+GLASS_HD T primal(T x) {
+    return x;
+}
+template <typename T>
+GLASS_HD T primal(const Dual<T>& x) {
+    return x.v;
+}
+
 // The value type under T (T itself for a plain float or double).
 template <typename T>
 struct value_type_of {

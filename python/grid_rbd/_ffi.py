@@ -147,13 +147,14 @@ def load_robot(build_dir: Path) -> LoadedRobot:
             return cached
         metadata = load_metadata(key / METADATA)
         algorithms = list(metadata.algorithms)
+        trajectories = list(metadata.trajectories)
         cpu_path = key / CPU_LIBRARY
         try:
             cpu_lib = _open(cpu_path)
         except OSError as exc:
             raise OSError(f"cannot load {cpu_path}: {exc}") from exc
         try:
-            cpu_handlers = _symbols(cpu_lib, cpu_path, algorithms, "cpu")
+            cpu_handlers = _symbols(cpu_lib, cpu_path, algorithms + trajectories, "cpu")
             # the handlers' workspace result came with these queries: a library without them is older
             _symbols(cpu_lib, cpu_path, algorithms, "cpu_workspace_bytes")
         except LookupError as exc:
@@ -189,7 +190,7 @@ def load_robot(build_dir: Path) -> LoadedRobot:
         if cuda_path.is_file():
             try:
                 cuda_lib = _open(cuda_path)
-                cuda_handlers = _symbols(cuda_lib, cuda_path, algorithms, "cuda")
+                cuda_handlers = _symbols(cuda_lib, cuda_path, algorithms + trajectories, "cuda")
                 queries = _symbols(cuda_lib, cuda_path, algorithms, "cuda_workspace_bytes")
                 for algo, fn in cuda_handlers.items():
                     jax.ffi.register_ffi_target(f"{prefix}.{algo}", _capsule(fn), platform="CUDA")

@@ -93,6 +93,8 @@ class RobotMetadata:
     algorithms: dict[str, AlgorithmInfo]
     # Kernels this build leaves out, with the reason (a rolled robot has no second-order kernels).
     unavailable: dict[str, str] = field(default_factory=dict)
+    # Kernels over whole trajectories (rollout, rollout_tangent, rollout_adjoint), without per-sample shapes.
+    trajectories: tuple[str, ...] = ()
 
     def algorithm(self, name: str) -> AlgorithmInfo:
         """The kernel ``name``; ``NotImplementedError`` naming the reason when the build has none."""
@@ -192,6 +194,7 @@ def _parse(raw: Any, source: str) -> RobotMetadata:
             frames=frames,
             algorithms=algorithms,
             unavailable={str(k): str(v) for k, v in (raw.get("unavailable") or {}).items()},
+            trajectories=tuple(str(t) for t in raw.get("trajectories") or ()),
         )
     except MetadataError:
         raise

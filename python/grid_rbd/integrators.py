@@ -27,6 +27,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from . import _trajectory
+
 if TYPE_CHECKING:
     from .jax import JaxRobotHandle
 
@@ -85,10 +87,20 @@ def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: j
 
 
 def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, dt: ArrayLike, method: str,
-            frames: Sequence[str | int] | None, controller: Controller | None, dtype: jnp.dtype) -> Rollout:
+            frames: Sequence[str | int] | None, controller: Controller | None, dtype: jnp.dtype,
+            fused: bool | None = None) -> Rollout:
     """T steps of ``method`` from ``(q0, qd0)`` (``(..., NQ)``, ``(..., NV)``) under efforts ``u``
     (``(..., T, NV)``, one row per step), computed in ``dtype``; see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
     _check_method(method)
+    if fused is None:
+        fused = controller is None and _trajectory.available(robot)
+    elif fused and controller is not None:
+        raise ValueError("a fused rollout runs the steps inside one kernel and cannot call a JAX controller; "
+                         "pass fused=False (or leave it unset) with a controller")
+    elif fused and not _trajectory.available(robot):
+        raise NotImplementedError(
+            f"the build of robot {robot.name!r} has no fused rollout kernels (a rolled robot, or a build older "
+            "than them); rebuild it, or pass fused=False for the scan of single steps")
     shapes = {name: jnp.shape(x) for name, x in (("q0", q0), ("qd0", qd0), ("u", u))}
     nq, nv = robot.nq, robot.nv
     if len(shapes["q0"]) < 1 or shapes["q0"][-1] != nq:
@@ -106,6 +118,9 @@ def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, 
         raise ValueError(f"dt must be a scalar; got shape {jnp.shape(dt)}")
     indices = [robot.frame_index(f) for f in frames] if frames is not None else None
     q0, qd0, u, dt = (jnp.asarray(x, dtype) for x in (q0, qd0, u, dt))
+    if fused:
+        qs, qds = _trajectory.rollout(robot, q0, qd0, u, dt, method)
+        return Rollout(qs, qds, _frame_positions(robot, qs, indices))
 
     @jax.checkpoint
     def advance(state: tuple[jax.Array, jax.Array], u_t: jax.Array) -> tuple[tuple[jax.Array, jax.Array],
@@ -115,7 +130,10 @@ def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, 
 
     _, (qs, qds) = jax.lax.scan(advance, (q0, qd0), jnp.moveaxis(u, -2, 0))
     qs, qds = jnp.moveaxis(qs, 0, -2), jnp.moveaxis(qds, 0, -2)
-    positions = None
-    if indices is not None:
-        positions = robot.frame_poses(qs)[0][..., jnp.asarray(indices, dtype=jnp.int32), :]
-    return Rollout(qs, qds, positions)
+    return Rollout(qs, qds, _frame_positions(robot, qs, indices))
+
+
+def _frame_positions(robot: JaxRobotHandle, qs: jax.Array, indices: list[int] | None) -> jax.Array | None:
+    if indices is None:
+        return None
+    return robot.frame_poses(qs)[0][..., jnp.asarray(indices, dtype=jnp.int32), :]

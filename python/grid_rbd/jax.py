@@ -331,8 +331,13 @@ class JaxRobotHandle(RobotBase):
         method: integrators.Method = "semi_implicit",
         frames: Sequence[str | int] | None = None,
         controller: integrators.Controller | None = None,
+        fused: bool | None = None,
     ) -> integrators.Rollout:
-        """T integration steps from ``(q0, qd0)``, one row of efforts per step, as one jitted scan.
+        """T integration steps from ``(q0, qd0)``, one row of efforts per step.
+
+        Without a controller the T steps run inside one kernel call (the build's fused rollout kernels), and
+        so does each derivative: ``jvp`` one tangent call, ``grad``/``vjp`` one adjoint call over the stored
+        trajectory. With a controller, the steps are a jitted scan of :meth:`step`.
 
         Args:
           q0: initial configuration, shape ``(..., NQ)`` (free-flyer quaternions ``xyzw``).
@@ -343,6 +348,9 @@ class JaxRobotHandle(RobotBase):
           frames: frame names or indices whose world positions to return after every step; static.
           controller: the efforts at a state, ``controller(q, qd, u_t)`` (default: ``u_t``): a policy, gravity
             compensation or damping, any JAX function; it is differentiated with the rollout.
+          fused: ``True`` for the one-call kernels, ``False`` for the scan of single steps; by default the
+            kernels where the build has them (not rolled robots) and no controller is given. Both agree to
+            rounding, derivatives included; second derivatives need the scan.
 
         Returns:
           A :class:`~grid_rbd.integrators.Rollout` ``(q, qd, frame_positions)``: the states after each step,
@@ -351,11 +359,12 @@ class JaxRobotHandle(RobotBase):
           under ``jit`` and ``vmap``; reverse mode keeps only the states and recomputes each step.
 
         Raises:
-          ValueError: unknown ``method`` or frame, or shapes that do not fit.
+          ValueError: unknown ``method`` or frame, shapes that do not fit, or ``fused=True`` with a controller.
+          NotImplementedError: ``fused=True`` on a build without the fused kernels.
         """
         converted = [_shape_dtype(x) for x in (q0, qd0, u)]
         dtype = compute_dtype([c[2] for c in converted], [c[3] for c in converted], _default_float())
-        return integrators.rollout(self, *(c[0] for c in converted), dt, method, frames, controller, dtype)
+        return integrators.rollout(self, *(c[0] for c in converted), dt, method, frames, controller, dtype, fused)
 
     # Derivative kernels ---------------------------------------------------------------------------
 

@@ -1,0 +1,181 @@
+"""Fused rollouts: T integration steps in one kernel call, differentiable in both modes by one call each.
+
+A build with trajectory kernels (``metadata.json`` lists them under ``trajectories``; unrolled robots) exports
+three handlers beside the per-sample algorithms (``xla_ffi/trajectory.h``):
+
+``rollout``          the states after each of T steps, one sample per thread;
+``rollout_tangent``  forward mode: the trajectory's tangent along a tangent of (q0, qd0, u, dt), by one
+                     dual-number run of the steps;
+``rollout_adjoint``  reverse mode: the cotangents of (q0, qd0, u, dt) from those of the trajectory, by the
+                     steps backwards over the stored states.
+
+:func:`rollout` is a :func:`jax.custom_jvp` whose tangent is the primitive ``grid_rbd_rollout_tangent``,
+linear in the tangents, whose transpose rule calls ``rollout_adjoint``: ``jvp`` runs the tangent kernel,
+``grad`` and ``vjp`` the adjoint kernel, and neither re-traces dynamics in JAX. Derivatives are in
+configuration coordinates, as JAX differentiates the scan of single steps (:mod:`grid_rbd.integrators`), and
+agree with it to rounding. The rollout's memory is its trajectory, O(batch × T × state); the adjoint keeps
+nothing else. Second derivatives of a fused rollout are not provided (``NotImplementedError``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.extend.core import Primitive
+from jax.interpreters import ad, batching, mlir
+
+if TYPE_CHECKING:
+    from .jax import JaxRobotHandle
+
+__all__ = ["available", "rollout"]
+
+# The kernels' integrator numbers (grid::algorithms::IntegratorMethod).
+_METHOD_NUMBER = {"semi_implicit": 0, "rk4": 1}
+_KERNELS = ("rollout", "rollout_tangent", "rollout_adjoint")
+
+
+def available(handle: JaxRobotHandle) -> bool:
+    """Whether the robot's build has the fused rollout kernels."""
+    return all(name in handle._robot.metadata.trajectories for name in _KERNELS)
+
+
+def _attributes(gravity: tuple[float, float, float], method: int) -> dict[str, Any]:
+    gx, gy, gz = gravity
+    return {"gravity_x": np.float64(gx), "gravity_y": np.float64(gy), "gravity_z": np.float64(gz),
+            "method": np.int64(method)}
+
+
+def _ffi(target: str, results: Sequence[jax.ShapeDtypeStruct], operands: Sequence[jax.Array],
+         gravity: tuple[float, float, float], method: int) -> list[jax.Array]:
+    call = jax.ffi.ffi_call(target, list(results), vmap_method="broadcast_all")
+    return list(call(*operands, **_attributes(gravity, method)))
+
+
+def _like(x: jax.Array) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct(x.shape, x.dtype)  # type: ignore[no-untyped-call,unused-ignore]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The tangent primitive: linear in its last four operands, transposed by the adjoint kernel.
+
+_tangent_p = Primitive("grid_rbd_rollout_tangent")
+_tangent_p.multiple_results = True
+
+
+def _tangent_impl(q0: jax.Array, qd0: jax.Array, u: jax.Array, dt: jax.Array, qs: jax.Array, qds: jax.Array,
+                  dq0: jax.Array, dqd0: jax.Array, du: jax.Array, ddt: jax.Array, *, targets: tuple[str, str],
+                  gravity: tuple[float, float, float], method: int) -> list[jax.Array]:
+    del qs, qds  # the trajectory is for the transpose; the tangent kernel recomputes it in dual numbers
+    return _ffi(targets[0], [_like(jnp.zeros(u.shape[:-1] + (q0.shape[-1],), q0.dtype)), _like(u)],
+                [q0, qd0, u, dt, dq0, dqd0, du, ddt], gravity, method)
+
+
+def _tangent_abstract(q0: Any, qd0: Any, u: Any, dt: Any, qs: Any, qds: Any, *tangents: Any,
+                      **params: Any) -> tuple[Any, Any]:
+    return (jax.core.ShapedArray(qs.shape, qs.dtype), jax.core.ShapedArray(qds.shape, qds.dtype))
+
+
+def _instantiate(t: Any, like: Any) -> jax.Array:
+    if isinstance(t, ad.Zero):
+        return jnp.zeros(t.aval.shape, t.aval.dtype)
+    if isinstance(t, ad.UndefinedPrimal):
+        raise AssertionError("a primal operand of the rollout tangent is undefined")
+    return t  # type: ignore[no-any-return]
+
+
+def _tangent_transpose(cts: Sequence[Any], q0: Any, qd0: Any, u: Any, dt: Any, qs: Any, qds: Any, dq0: Any,
+                       dqd0: Any, du: Any, ddt: Any, *, targets: tuple[str, str],
+                       gravity: tuple[float, float, float], method: int) -> list[Any]:
+    for x in (q0, qd0, u, dt, qs, qds):
+        if isinstance(x, ad.UndefinedPrimal):
+            raise NotImplementedError("grid_rbd: the fused rollout's tangent is linear only in its tangents")
+    gqs = _instantiate(cts[0], qs)
+    gqds = _instantiate(cts[1], qds)
+    grads = _adjoint(targets[1], gravity, method, q0, qd0, u, dt, qs, qds, gqs, gqds)
+    return [None] * 6 + [g if isinstance(x, ad.UndefinedPrimal) else None
+                         for g, x in zip(grads, (dq0, dqd0, du, ddt), strict=True)]
+
+
+def _adjoint_impl(target: str, gravity: tuple[float, float, float], method: int, q0: jax.Array, qd0: jax.Array,
+                  u: jax.Array, dt: jax.Array, qs: jax.Array, qds: jax.Array, gqs: jax.Array,
+                  gqds: jax.Array) -> tuple[jax.Array, ...]:
+    return tuple(_ffi(target, [_like(q0), _like(qd0), _like(u), _like(dt)],
+                      [q0, qd0, u, dt, qs, qds, gqs, gqds], gravity, method))
+
+
+_adjoint = jax.custom_jvp(_adjoint_impl, nondiff_argnums=(0, 1, 2))
+
+
+@_adjoint.defjvp
+def _adjoint_jvp(target: str, gravity: Any, method: int, primals: Any, tangents: Any) -> Any:
+    raise NotImplementedError(
+        "grid_rbd: second derivatives of a fused rollout are not provided; differentiate "
+        "JaxRobotHandle.rollout(..., fused=False) (the scan of single steps) for them."
+    )
+
+
+def _tangent_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    if any(not isinstance(t, ad.Zero) for t in tangents[:6]):
+        raise NotImplementedError(
+            "grid_rbd: second derivatives of a fused rollout are not provided; differentiate "
+            "JaxRobotHandle.rollout(..., fused=False) (the scan of single steps) for them."
+        )
+    out = _tangent_p.bind(*primals, **params)
+    linear = [_instantiate(t, p) for t, p in zip(tangents[6:], primals[6:], strict=True)]
+    return out, _tangent_p.bind(*primals[:6], *linear, **params)
+
+
+def _tangent_batch(args: Sequence[jax.Array], dims: Sequence[int | None], **params: Any) -> tuple[Any, Any]:
+    size = next(a.shape[d] for a, d in zip(args, dims, strict=True) if d is not None)
+    moved = [jnp.broadcast_to(a, (size,) + a.shape) if d is None else jnp.moveaxis(a, d, 0)
+             for a, d in zip(args, dims, strict=True)]
+    return _tangent_p.bind(*moved, **params), (0, 0)
+
+
+_tangent_p.def_impl(_tangent_impl)
+_tangent_p.def_abstract_eval(_tangent_abstract)
+mlir.register_lowering(_tangent_p, mlir.lower_fun(_tangent_impl, multiple_results=True))
+ad.primitive_jvps[_tangent_p] = _tangent_jvp
+ad.primitive_transposes[_tangent_p] = _tangent_transpose
+batching.primitive_batchers[_tangent_p] = _tangent_batch
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The rollout
+
+
+def _rollout_impl(handle: JaxRobotHandle, method: int, q0: jax.Array, qd0: jax.Array, u: jax.Array,
+                  dt: jax.Array) -> tuple[jax.Array, jax.Array]:
+    steps = u.shape[:-1]
+    qs, qds = _ffi(handle._robot.target("rollout"),
+                   [jax.ShapeDtypeStruct(steps + (handle.nq,), q0.dtype), _like(u)],  # type: ignore[no-untyped-call,unused-ignore]
+                   [q0, qd0, u, dt], handle.gravity, method)
+    return qs, qds
+
+
+_rollout = jax.custom_jvp(_rollout_impl, nondiff_argnums=(0, 1))
+
+
+@_rollout.defjvp
+def _rollout_jvp(handle: JaxRobotHandle, method: int, primals: Any, tangents: Any) -> Any:
+    q0, qd0, u, dt = primals
+    qs, qds = _rollout(handle, method, q0, qd0, u, dt)
+    targets = (handle._robot.target("rollout_tangent"), handle._robot.target("rollout_adjoint"))
+    dqs, dqds = _tangent_p.bind(q0, qd0, u, dt, qs, qds, *tangents, targets=targets, gravity=handle.gravity,
+                                method=method)
+    return (qs, qds), (dqs, dqds)
+
+
+def rollout(handle: JaxRobotHandle, q0: jax.Array, qd0: jax.Array, u: jax.Array, dt: jax.Array,
+            method: str) -> tuple[jax.Array, jax.Array]:
+    """The states after each of T steps, ``(..., T, NQ)`` and ``(..., T, NV)``, from checked arrays of one dtype:
+    q0 ``(..., NQ)``, qd0 ``(..., NV)``, u ``(..., T, NV)`` and a scalar dt."""
+    batch = q0.shape[:-1]
+    if any(d == 0 for d in batch):
+        return (jnp.zeros(u.shape[:-1] + (handle.nq,), q0.dtype), jnp.zeros(u.shape, u.dtype))
+    return _rollout(handle, _METHOD_NUMBER[method], q0, qd0, u, jnp.broadcast_to(dt, batch))
+

@@ -1,0 +1,5 @@
+// CUDA XLA FFI handlers of whole rollouts (grid_rollout*_cuda) for the robot whose grid.cuh is on the include path.
+#include "grid.cuh"
+
+#include "handlers.h"
+#include "trajectory.h"
