@@ -1,6 +1,7 @@
 """Time integration (JaxRobotHandle.step and .rollout, grid_rbd.integrators) against the same schemes composed
 from Pinocchio's ABA and integrate in float64, derivatives against central differences, and the transforms
-(jit, vmap, grad, jvp) and bad input."""
+(jit, vmap, grad, jvp) and bad input. Rollouts run both ways: the fused kernels (one call for the T steps and
+one per derivative) and the scan of single steps."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import refdata
 
 ROBOTS = [r for r in ("iiwa", "go2") if r in refdata.robot_names()]  # a fixed base, a free-flyer
 METHODS = ("semi_implicit", "rk4")
+FUSED = pytest.mark.parametrize("fused", [True, False], ids=["fused", "scan"])
 
 
 def _robot(name: str) -> conventions.Robot:
@@ -58,15 +60,16 @@ def _start(h, seed: int, batch: tuple[int, ...], steps: int):
     return np.asarray(q0), qd0, u
 
 
+@FUSED
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("robot", ROBOTS)
-def test_rollout_matches_pinocchio(robot, method, jax_handle):
+def test_rollout_matches_pinocchio(robot, method, fused, jax_handle):
     h = jax_handle(robot)
     model = conventions.build_model(_robot(robot))
     assert model.nq == h.nq, "robots without continuous joints (Pinocchio's (cos, sin) coordinates)"
     dt, steps = 0.005, 100
     q0, qd0, u = _start(h, 1, (2,), steps)
-    out = jax.jit(lambda q0, qd0, u: h.rollout(q0, qd0, u, dt, method=method))(q0, qd0, u)
+    out = jax.jit(lambda q0, qd0, u: h.rollout(q0, qd0, u, dt, method=method, fused=fused))(q0, qd0, u)
     assert out.q.shape == (2, steps, h.nq) and out.qd.shape == (2, steps, h.nv) and out.frame_positions is None
     for s in range(2):
         want_q, want_qd = _pinocchio_rollout(model, q0[s], qd0[s], u[s], dt, method)
@@ -106,9 +109,15 @@ def test_frame_positions_follow_the_states(robot, jax_handle):
     np.testing.assert_array_equal(np.asarray(out.frame_positions), np.asarray(pos[..., [h.frame_index(frames[0]), 0], :]))
 
 
-@pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("robot", ROBOTS)
-def test_derivatives_match_central_differences(robot, method, jax_handle):
+# The scan's RK4 gradient of the free-flyer takes XLA most of a minute to compile; the fused kernels, which
+# test_fused_kernels_agree_with_the_scan holds to the scan, cover that cell.
+SCAN_CELLS = [("iiwa", "semi_implicit"), ("iiwa", "rk4"), ("go2", "semi_implicit")]
+DERIVATIVE_CELLS = [pytest.param(r, m, True, id=f"{r}-{m}-fused") for r in ROBOTS for m in METHODS] + [
+    pytest.param(r, m, False, id=f"{r}-{m}-scan") for r, m in SCAN_CELLS if r in ROBOTS]
+
+
+@pytest.mark.parametrize(("robot", "method", "fused"), DERIVATIVE_CELLS)
+def test_derivatives_match_central_differences(robot, method, fused, jax_handle):
     """Forward and reverse mode of a loss on the last state and a frame's path, against central differences
     along random directions of qd0, u and dt and along a tangent direction of q0 (q0 ⊕ ε·δ)."""
     h = jax_handle(robot)
@@ -119,7 +128,7 @@ def test_derivatives_match_central_differences(robot, method, jax_handle):
     frame = h.frame_names[-1]
 
     def loss(delta, qd0, u, dt):
-        out = h.rollout(h.integrate(q0, delta), qd0, u, dt, method=method, frames=[frame])
+        out = h.rollout(h.integrate(q0, delta), qd0, u, dt, method=method, frames=[frame], fused=fused)
         return out.q[-1] @ wq + out.qd[-1] @ wv + jnp.sum(out.frame_positions ** 2)
 
     x = tuple(jnp.asarray(a, jnp.float64) for a in (np.zeros(h.nv), qd0, u, dt))
@@ -140,11 +149,12 @@ def test_derivatives_match_central_differences(robot, method, jax_handle):
         assert abs(reverse - central) < tol, (k, reverse, central)
 
 
-def test_vmap_and_batch_agree(jax_handle):
+@FUSED
+def test_vmap_and_batch_agree(fused, jax_handle):
     h = jax_handle("iiwa")
     q0, qd0, u = _start(h, 5, (2, 3), 6)
-    batched = h.rollout(q0, qd0, u, 0.01, method="rk4")
-    mapped = jax.vmap(lambda a, b, c: h.rollout(a, b, c, 0.01, method="rk4"))(q0, qd0, u)
+    batched = h.rollout(q0, qd0, u, 0.01, method="rk4", fused=fused)
+    mapped = jax.vmap(lambda a, b, c: h.rollout(a, b, c, 0.01, method="rk4", fused=fused))(q0, qd0, u)
     np.testing.assert_allclose(np.asarray(mapped.q), np.asarray(batched.q), rtol=0, atol=1e-13)
     np.testing.assert_allclose(np.asarray(mapped.qd), np.asarray(batched.qd), rtol=0, atol=1e-13)
 
@@ -172,3 +182,51 @@ def test_dtype_follows_the_inputs(jax_handle):
     assert out.q.dtype == jnp.float32 and out.qd.dtype == jnp.float32
     out = h.rollout(q0, qd0, np.zeros(u.shape, np.int32), 0.01)
     assert out.q.dtype == jnp.float64
+
+
+@pytest.mark.parametrize(("robot", "method"), [c for c in SCAN_CELLS if c[0] in ROBOTS])
+def test_fused_kernels_agree_with_the_scan(robot, method, jax_handle):
+    """The fused kernels against the scan of single steps (an independent derivation: JAX differentiating the
+    configuration update and each step's forward-dynamics rule): states, jvp and grad in every argument, the
+    raw quaternion coordinates of q0 included, and grad under vmap with an argument left unbatched."""
+    h = jax_handle(robot)
+    dt, steps = 0.01, 12
+    q0, qd0, u = _start(h, 8, (3,), steps)
+    rng = np.random.default_rng(9)
+    wq, wv = rng.standard_normal((steps, h.nq)), rng.standard_normal((steps, h.nv))
+
+    def loss(fused):
+        def f(q0, qd0, u, dt):
+            out = h.rollout(q0, qd0, u, dt, method=method, fused=fused)
+            return jnp.sum(jnp.sin(out.q) * wq) + jnp.sum(out.qd ** 2 * wv)
+        return f
+
+    x = tuple(jnp.asarray(a, jnp.float64) for a in (q0, qd0, u, dt))
+    fused = jax.jit(lambda *a: h.rollout(*a, method=method, fused=True))(*x)
+    scan = jax.jit(lambda *a: h.rollout(*a, method=method, fused=False))(*x)
+    np.testing.assert_allclose(np.asarray(fused.q), np.asarray(scan.q), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(fused.qd), np.asarray(scan.qd), rtol=0, atol=1e-11)
+
+    def close(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-11 * (1.0 + np.abs(b).max()))
+
+    for ga, gb in zip(jax.jit(jax.grad(loss(True), argnums=(0, 1, 2, 3)))(*x),
+                      jax.jit(jax.grad(loss(False), argnums=(0, 1, 2, 3)))(*x), strict=True):
+        close(ga, gb)
+    dx = tuple(jnp.asarray(rng.standard_normal(np.shape(a))) for a in x)
+    close(jax.jvp(loss(True), x, dx)[1], jax.jvp(loss(False), x, dx)[1])
+    per_sample = [jax.vmap(jax.grad(lambda q0, u, f=f: loss(f)(q0, x[1][0], u, dt), argnums=(0, 1)),
+                           in_axes=(0, None))(x[0], x[2][0]) for f in (True, False)]
+    for ga, gb in zip(*per_sample, strict=True):
+        close(ga, gb)
+
+
+def test_fused_rollouts_refuse_what_they_cannot_do(jax_handle):
+    h = jax_handle("iiwa")
+    q0, qd0, u = _start(h, 10, (), 3)
+    with pytest.raises(ValueError, match="cannot call a JAX controller"):
+        h.rollout(q0, qd0, u, 0.01, controller=lambda q, qd, u: u, fused=True)
+    second = jax.hessian(lambda u: jnp.sum(h.rollout(q0, qd0, u, 0.01, fused=True).q ** 2))
+    with pytest.raises(NotImplementedError, match="second derivatives of a fused rollout"):
+        second(jnp.asarray(u))
