@@ -26,7 +26,7 @@ On one device the partitioned call lowers to the plain custom call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import jax
@@ -38,13 +38,17 @@ from jax.sharding import NamedSharding, PartitionSpec
 __all__ = ["BatchKernel", "batch_partitioned", "typed_result_sharding"]
 
 
-class BatchKernel(Hashable, Protocol):
+class BatchKernel(Protocol):
     """A kernel that runs every sample of its operands' common leading batch shape independently.
 
-    Hashable by value (it is a static argument of the ``jit`` and the custom partitioning), and callable on
-    operands of any batch shape, the whole batch or one device's shard of it, returning its outputs with
-    that batch shape in front.
+    Equal and hashed by value (it is a static argument of the ``jit`` and the custom partitioning, so equal
+    kernels share their compilation), and callable on operands of any batch shape, the whole batch or one
+    device's shard of it, returning its outputs with that batch shape in front.
     """
+
+    def __hash__(self) -> int: ...
+
+    def __eq__(self, other: object) -> bool: ...
 
     def __call__(self, *operands: jax.Array) -> Sequence[jax.Array]: ...
 

@@ -107,13 +107,17 @@ def test_example_pads_a_batch_over_eight_devices():
     assert _largest_difference(out) <= TOLERANCE, out
 
 
-def test_example_on_one_device(capsys):
+def test_example_in_the_suites_process(capsys):
+    """The example in this process, on its devices (one, except on a multi-GPU machine): a batch they divide."""
+    import jax
+
     from grid_rbd import multidevice
 
-    assert multidevice.main(["--robot", "iiwa", "--batch", "5", "--iterations", "1"]) == 0
+    n = jax.device_count()
+    assert multidevice.main(["--robot", "iiwa", "--batch", str(5 * n), "--iterations", "1"]) == 0
     out = capsys.readouterr().out
-    assert "1 device(s)" in out and "5 per device" in out and "padding" not in out, out
-    assert "collectives in the step: none" in out, out
+    assert f"{n} device(s)" in out and "5 per device" in out and "padding" not in out, out
+    assert ("collectives in the step: none" if n == 1 else "collectives in the step: all-reduce\n") in out, out
     assert _largest_difference(out) <= TOLERANCE, out
 
 
