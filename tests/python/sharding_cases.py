@@ -105,28 +105,26 @@ def _hessian() -> Case:
     return Case("vmap_hessian_forward_dynamics", ("q", "qd", "tau"), fn)
 
 
-# The robots: iiwa (fixed base) runs every case; go2 (a free-flyer, whose gradients take longer to compile)
-# runs every method and gradient on the explicit mesh except the three whose compile dominates (a Hessian
-# kernel per frame, and the integrators' chains), which only differ from iiwa's in the JAX-side free-flyer
-# algebra that the rest of the suite covers.
+# The robots: iiwa (fixed base) runs every method and every per-sample gradient on the explicit mesh; go2 (a
+# free-flyer, slower to compile) every method and the gradients whose rules chain the free-flyer's tangent map
+# through a kernel of each kind. The auto mesh runs a sample of gradients and the per-sample Hessian, on iiwa.
 ROBOTS = ("iiwa", "go2")
-_FULL = {"iiwa"}
-_SLOW = {"vmap_grad_frame_jacobians", "vmap_grad_step", "vmap_grad_rollout"}
+_GO2_GRADS = {"inverse_dynamics", "mass_matrix", "forward_dynamics_aba", "frame_poses", "forward_dynamics_derivatives"}
+_AUTO_GRADS = {"mass_matrix", "forward_dynamics_aba", "frame_jacobian"}
 
 
 def cases(robot: str, mesh: str) -> list[Case]:
-    """The cases of a robot on a mesh of ``"explicit"`` or ``"auto"`` axes: on the explicit mesh
-    (jax.make_mesh's default) every method and every per-sample gradient; on the auto mesh the per-sample
-    gradients again and the per-sample Hessian. (JAX's forward mode under vmap fails on explicitly sharded
-    batches for plain jax.numpy code, e.g. a concatenate of a slice and a product, so the Hessian runs on the
-    auto mesh.)"""
+    """The cases of a robot on a mesh of ``"explicit"`` or ``"auto"`` axes. (JAX's forward mode under vmap
+    fails on explicitly sharded batches for plain jax.numpy code, e.g. a concatenate of a slice and a product,
+    so the Hessian runs on the auto mesh.)"""
     methods = _methods()
     by_name = {c.name: c for c in methods}
-    grads = [_per_sample_grad(by_name[n]) for n in _DIFFERENTIABLE]
-    chosen = methods + grads if mesh == "explicit" else grads + [_hessian()]
-    if robot in _FULL:
-        return chosen
-    return [c for c in chosen if c.name not in _SLOW] if mesh == "explicit" else []
+    if mesh == "explicit":
+        grads = _DIFFERENTIABLE if robot == "iiwa" else tuple(n for n in _DIFFERENTIABLE if n in _GO2_GRADS)
+        return methods + [_per_sample_grad(by_name[n]) for n in grads]
+    if robot != "iiwa":
+        return []
+    return [_per_sample_grad(by_name[n]) for n in _DIFFERENTIABLE if n in _AUTO_GRADS] + [_hessian()]
 
 
 # Cases run once per robot beside the per-mesh ones.
