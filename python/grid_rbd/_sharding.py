@@ -73,8 +73,8 @@ def typed_result_sharding(operands: Sequence[jax.Array], batch_ndim: int, ndim: 
     """The sharding a result of ``ndim`` dimensions has in its type: the batch sharding of the operands'
     types, whole along the per-sample dimensions; ``None`` when the operands' types carry no mesh.
 
-    Under a mesh of explicit axes (the default of :func:`jax.make_mesh` since JAX 0.7) an array's type holds
-    its sharding, and results of an FFI call declare theirs: left undeclared, they would be typed
+    Under a mesh of explicit axes (what :func:`jax.make_mesh` makes by default in JAX 0.12) an array's type
+    holds its sharding, and results of an FFI call declare theirs: left undeclared, they would be typed
     replicated, and ``vmap`` over an explicitly sharded dimension could not add that dimension to them.
     """
     batch: tuple[Any, ...] = (None,) * batch_ndim
@@ -83,7 +83,8 @@ def typed_result_sharding(operands: Sequence[jax.Array], batch_ndim: int, ndim: 
         sharding = getattr(jax.typeof(x), "sharding", None)
         if not isinstance(sharding, NamedSharding) or sharding.mesh.empty:
             continue
-        mesh = mesh or sharding.mesh
+        if mesh is None:
+            mesh = sharding.mesh
         spec = _batch_spec(sharding, batch_ndim)
         if spec is not None and any(a is not None for a in spec):
             mesh, batch = sharding.mesh, spec
