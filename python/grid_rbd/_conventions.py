@@ -21,5 +21,10 @@ def public_rows(x: A, axis: int) -> A:
     """``x`` (a NumPy or JAX array) with its six spatial rows on ``axis`` (negative) in ``[v; ω]`` order."""
     if axis >= 0:
         raise ValueError(f"axis counts from the end (negative), got {axis}")
-    index = (Ellipsis, list(JACOBIAN_ROWS)) + (slice(None),) * (-axis - 1)
-    return x[index]  # type: ignore[index]
+    # JACOBIAN_ROWS swaps the two halves: reversing the halves of a (2, 3) view is that permutation, and
+    # unlike an index list (a gather, whose transpose is a scatter) it differentiates into a reversal, which
+    # JAX can type under an explicitly sharded batch.
+    shape = tuple(x.shape)  # type: ignore[attr-defined]
+    k = len(shape) + axis
+    halves = x.reshape(shape[:k] + (2, 3) + shape[k + 1 :])  # type: ignore[attr-defined]
+    return halves[(slice(None),) * k + (slice(None, None, -1),)].reshape(shape)  # type: ignore[no-any-return]

@@ -35,10 +35,16 @@ too (:meth:`JaxRobotHandle.inverse_dynamics_derivatives`, :meth:`JaxRobotHandle.
 :meth:`JaxRobotHandle.forward_dynamics_second_derivatives`, :meth:`JaxRobotHandle.frame_jacobian_derivatives`).
 Third derivatives, and second derivatives of :meth:`JaxRobotHandle.frame_jacobian`, raise
 :class:`NotImplementedError`.
+
+Sharded batches stay sharded: under ``jit`` with arguments sharded along batch dimensions over a mesh of
+devices, every method and every derivative rule runs each device's own samples, with no collective, and the
+results keep the arguments' sharding (:mod:`grid_rbd._sharding`; docs/sharding.md has the multi-device and
+multi-host recipe).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Sequence
@@ -50,7 +56,7 @@ import numpy as np
 import numpy.typing as npt
 from jax.typing import ArrayLike
 
-from . import _autodiff, configuration, integrators
+from . import _autodiff, _sharding, configuration, integrators
 from ._conventions import public_rows
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, compute_dtype, parse_gravity
 from ._kernels import KERNEL_OF, forward_dynamics_kernel
@@ -74,6 +80,19 @@ def _shape_dtype(x: ArrayLike) -> tuple[ArrayLike, tuple[int, ...], np.dtype[np.
 def _default_float() -> np.dtype[np.generic]:
     """JAX's default floating-point dtype: float64 with jax_enable_x64, else float32."""
     return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
+
+
+@dataclasses.dataclass(frozen=True)
+class _KernelCall:
+    """One kernel of a handle as a value (a static argument of :func:`grid_rbd._sharding.batch_partitioned`):
+    equal calls share their compilation."""
+
+    handle: JaxRobotHandle
+    algorithm: str
+    frame: int | None
+
+    def __call__(self, *operands: jax.Array) -> list[jax.Array]:
+        return self.handle._ffi_call(self.algorithm, self.frame, operands)
 
 
 class JaxRobotHandle(RobotBase):
@@ -156,7 +175,8 @@ class JaxRobotHandle(RobotBase):
           frame: the frame index, for kernels that take one.
 
         Returns:
-          The kernel's outputs in metadata order.
+          The kernel's outputs in metadata order; under ``jit``, sharded along the batch as the arguments are
+          (each device runs its own samples).
 
         Raises:
           NotImplementedError: the build has no such kernel.
@@ -166,8 +186,23 @@ class JaxRobotHandle(RobotBase):
         converted = [_shape_dtype(x) for x in args]
         batch, dtype = check_inputs(info, [c[1] for c in converted], [c[2] for c in converted],
                                     [c[3] for c in converted], _default_float())
+        if any(d == 0 for d in batch):
+            return [jnp.zeros(batch + out.shape, dtype) for out in info.outputs]
+        if info.frame:
+            assert frame is not None
+        operands = [jnp.asarray(c[0], dtype) for c in converted]
+        # Partitioned along the batch under sharding: each device runs the kernel on its own samples.
+        return _sharding.batch_partitioned(_KernelCall(self, algorithm, frame), operands, len(batch))
+
+    def _ffi_call(self, algorithm: str, frame: int | None, operands: Sequence[jax.Array]) -> list[jax.Array]:
+        """The FFI custom call of a kernel on checked operands of one dtype, whatever their batch shape (the
+        whole batch, or one device's shard of it)."""
+        info = self._robot.metadata.algorithm(algorithm)
+        dtype = operands[0].dtype
+        batch = tuple(operands[0].shape[: operands[0].ndim - len(info.inputs[0].shape)])
         result_types = [
-            jax.ShapeDtypeStruct(batch + out.shape, dtype)  # type: ignore[no-untyped-call,unused-ignore]
+            jax.ShapeDtypeStruct(batch + out.shape, dtype,  # type: ignore[no-untyped-call,unused-ignore]
+                                 sharding=_sharding.typed_result_sharding(operands, len(batch), len(batch + out.shape)))
             for out in info.outputs
         ]
         if any(d == 0 for d in batch):
@@ -180,12 +215,13 @@ class JaxRobotHandle(RobotBase):
             assert frame is not None
             attributes["frame"] = np.int64(frame)
         # The handlers' last result is the kernels' scratch at their tuned resource tier (none on the CPU);
-        # under vmap it grows with the batch, and a handler given too little runs at TIER_SHARED instead.
+        # it grows with the batch (a device's shard sizes its own), and a handler given too little runs at
+        # TIER_SHARED instead.
         samples = math.prod(batch)
         workspace = self._robot.workspace_bytes(algorithm, samples, np.dtype(dtype).itemsize)
-        result_types.append(jax.ShapeDtypeStruct((workspace,), jnp.uint8))  # type: ignore[no-untyped-call,unused-ignore]
+        result_types.append(jax.ShapeDtypeStruct(  # type: ignore[no-untyped-call,unused-ignore]
+            (workspace,), jnp.uint8, sharding=_sharding.typed_result_sharding(operands, 0, 1)))
         call = jax.ffi.ffi_call(self._robot.target(algorithm), result_types, vmap_method="broadcast_all")
-        operands = [jnp.asarray(c[0], dtype) for c in converted]
         return list(call(*operands, **attributes))[:-1]
 
     def _arrays(self, method: str, args: Sequence[ArrayLike], kernel: str | None = None) -> list[jax.Array]:

@@ -56,11 +56,17 @@ def test_handle_asks_for_the_library_workspace(jax_handle, reference, monkeypatc
         return 48 * samples
 
     monkeypatch.setattr(type(h._robot), "workspace_bytes", lambda self, *a: query(*a))
-    q, qd, tau = (jnp.asarray(ref.inputs[k]) for k in ("q", "qd", "tau"))
-    samples = q.shape[0]
-    f = jax.jit(lambda q, qd, tau: h.kernel_call("aba", (q, qd, tau)))
-    hlo = f.lower(q, qd, tau).as_text()
-    assert f"tensor<{48 * samples}xui8>" in hlo, "the custom call has no workspace result of the asked size"
-    (got,) = f(q, qd, tau)
-    assert ("aba", samples, 8) in asked
-    np.testing.assert_allclose(np.asarray(got), ref.outputs["forward_dynamics"], rtol=1e-9, atol=1e-9)
+    # A kernel call is traced once per kernel, shapes and dtype in a process (its jit is keyed on them):
+    # without clearing, an earlier test's trace would answer, sized before the patch.
+    jax.clear_caches()
+    try:
+        q, qd, tau = (jnp.asarray(ref.inputs[k]) for k in ("q", "qd", "tau"))
+        samples = q.shape[0]
+        f = jax.jit(lambda q, qd, tau: h.kernel_call("aba", (q, qd, tau)))
+        hlo = f.lower(q, qd, tau).as_text()
+        assert f"tensor<{48 * samples}xui8>" in hlo, "the custom call has no workspace result of the asked size"
+        (got,) = f(q, qd, tau)
+        assert ("aba", samples, 8) in asked
+        np.testing.assert_allclose(np.asarray(got), ref.outputs["forward_dynamics"], rtol=1e-9, atol=1e-9)
+    finally:
+        jax.clear_caches()  # no trace sized by the patched query outlives the patch
