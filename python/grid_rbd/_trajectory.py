@@ -19,6 +19,7 @@ nothing else. Second derivatives of a fused rollout are not provided (``NotImple
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
+
+from . import _sharding
 
 if TYPE_CHECKING:
     from .jax import JaxRobotHandle
@@ -43,20 +46,35 @@ def available(handle: JaxRobotHandle) -> bool:
     return all(name in handle._robot.metadata.trajectories for name in _KERNELS)
 
 
-def _attributes(gravity: tuple[float, float, float], method: int) -> dict[str, Any]:
-    gx, gy, gz = gravity
-    return {"gravity_x": np.float64(gx), "gravity_y": np.float64(gy), "gravity_z": np.float64(gz),
-            "method": np.int64(method)}
+@dataclasses.dataclass(frozen=True)
+class _TrajectoryCall:
+    """One trajectory kernel as a value (a static argument of :func:`grid_rbd._sharding.batch_partitioned`,
+    so that under sharding each device runs its own samples): its target, the robot's NQ, gravity and the
+    integrator."""
+
+    target: str
+    adjoint: bool
+    nq: int
+    gravity: tuple[float, float, float]
+    method: int
+
+    def __call__(self, *operands: jax.Array) -> list[jax.Array]:
+        q0, qd0, u, dt = operands[:4]
+        batch_ndim = q0.ndim - 1
+        shapes = [q0.shape, qd0.shape, u.shape, dt.shape] if self.adjoint else [u.shape[:-1] + (self.nq,), u.shape]
+        results = [jax.ShapeDtypeStruct(  # type: ignore[no-untyped-call,unused-ignore]
+            shape, q0.dtype, sharding=_sharding.typed_result_sharding(operands, batch_ndim, len(shape)))
+            for shape in shapes]
+        gx, gy, gz = self.gravity
+        call = jax.ffi.ffi_call(self.target, results, vmap_method="broadcast_all")
+        return list(call(*operands, gravity_x=np.float64(gx), gravity_y=np.float64(gy), gravity_z=np.float64(gz),
+                         method=np.int64(self.method)))
 
 
-def _ffi(target: str, results: Sequence[jax.ShapeDtypeStruct], operands: Sequence[jax.Array],
-         gravity: tuple[float, float, float], method: int) -> list[jax.Array]:
-    call = jax.ffi.ffi_call(target, list(results), vmap_method="broadcast_all")
-    return list(call(*operands, **_attributes(gravity, method)))
-
-
-def _like(x: jax.Array) -> jax.ShapeDtypeStruct:
-    return jax.ShapeDtypeStruct(x.shape, x.dtype)  # type: ignore[no-untyped-call,unused-ignore]
+def _ffi(target: str, operands: Sequence[jax.Array], nq: int, gravity: tuple[float, float, float],
+         method: int, adjoint: bool = False) -> list[jax.Array]:
+    kernel = _TrajectoryCall(target, adjoint, nq, gravity, method)
+    return _sharding.batch_partitioned(kernel, operands, operands[0].ndim - 1)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -70,8 +88,7 @@ def _tangent_impl(q0: jax.Array, qd0: jax.Array, u: jax.Array, dt: jax.Array, qs
                   dq0: jax.Array, dqd0: jax.Array, du: jax.Array, ddt: jax.Array, *, targets: tuple[str, str],
                   gravity: tuple[float, float, float], method: int) -> list[jax.Array]:
     del qs, qds  # the trajectory is for the transpose; the tangent kernel recomputes it in dual numbers
-    return _ffi(targets[0], [_like(jnp.zeros(u.shape[:-1] + (q0.shape[-1],), q0.dtype)), _like(u)],
-                [q0, qd0, u, dt, dq0, dqd0, du, ddt], gravity, method)
+    return _ffi(targets[0], [q0, qd0, u, dt, dq0, dqd0, du, ddt], q0.shape[-1], gravity, method)
 
 
 def _tangent_abstract(q0: Any, qd0: Any, u: Any, dt: Any, qs: Any, qds: Any, *tangents: Any,
@@ -103,8 +120,7 @@ def _tangent_transpose(cts: Sequence[Any], q0: Any, qd0: Any, u: Any, dt: Any, q
 def _adjoint_impl(target: str, gravity: tuple[float, float, float], method: int, q0: jax.Array, qd0: jax.Array,
                   u: jax.Array, dt: jax.Array, qs: jax.Array, qds: jax.Array, gqs: jax.Array,
                   gqds: jax.Array) -> tuple[jax.Array, ...]:
-    return tuple(_ffi(target, [_like(q0), _like(qd0), _like(u), _like(dt)],
-                      [q0, qd0, u, dt, qs, qds, gqs, gqds], gravity, method))
+    return tuple(_ffi(target, [q0, qd0, u, dt, qs, qds, gqs, gqds], q0.shape[-1], gravity, method, adjoint=True))
 
 
 _adjoint = jax.custom_jvp(_adjoint_impl, nondiff_argnums=(0, 1, 2))
@@ -150,10 +166,7 @@ batching.primitive_batchers[_tangent_p] = _tangent_batch
 
 def _rollout_impl(handle: JaxRobotHandle, method: int, q0: jax.Array, qd0: jax.Array, u: jax.Array,
                   dt: jax.Array) -> tuple[jax.Array, jax.Array]:
-    steps = u.shape[:-1]
-    qs, qds = _ffi(handle._robot.target("rollout"),
-                   [jax.ShapeDtypeStruct(steps + (handle.nq,), q0.dtype), _like(u)],  # type: ignore[no-untyped-call,unused-ignore]
-                   [q0, qd0, u, dt], handle.gravity, method)
+    qs, qds = _ffi(handle._robot.target("rollout"), [q0, qd0, u, dt], handle.nq, handle.gravity, method)
     return qs, qds
 
 
