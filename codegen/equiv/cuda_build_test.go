@@ -78,6 +78,30 @@ func TestCUDABuildInlineExample(t *testing.T) {
 	}
 }
 
+// TestCUDABuildTrajectoryHandlers compiles the fused rollout handlers (xla_ffi/trajectory_cuda.cu: rollout,
+// its tangent and its adjoint, float and double) for sm_90 against a small floating-base robot's header,
+// warnings as errors: the CUDA library's one translation unit that the driver above does not contain.
+func TestCUDABuildTrajectoryHandlers(t *testing.T) {
+	t.Parallel()
+	nvcc := cudatools.NVCC(t)
+	ffi := cudatools.FFIInclude(t)
+	r, err := model.Load(smallFloatingRobot(t), urdf.Options{}, model.Options{FreeFlyer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := build.Generate(r, dir, emit.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	root := testrobots.RepoRoot()
+	cmd := exec.Command(nvcc, "-arch=sm_90", "-std=c++17", "-O1", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror",
+		"-DGRID_SEPARATE_ENTRIES", "-I", filepath.Join(root, "kernels"), "-I", dir, "-isystem", ffi,
+		"-c", filepath.Join(root, "xla_ffi", "trajectory_cuda.cu"), "-o", filepath.Join(dir, "trajectory.o"))
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvcc failed: %v\n%s", err, msg)
+	}
+}
+
 // smallFloatingRobot writes a four-link tree (revolute, continuous and prismatic joints, two branches) and
 // returns its path.
 func smallFloatingRobot(t *testing.T) string {

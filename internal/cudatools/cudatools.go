@@ -34,6 +34,21 @@ func NVCC(t testing.TB) string {
 	return matches[0]
 }
 
+// FFIInclude returns the folder holding xla/ffi/api/ffi.h for compiling XLA FFI handlers: $GRID_FFI_INCLUDE or
+// the oldest supported jaxlib's headers that `go tool mage venv` extracts into .venv/ffi-include. Missing
+// headers fail the test.
+func FFIInclude(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("GRID_FFI_INCLUDE")
+	if dir == "" {
+		dir = filepath.Join(repoRoot(), ".venv", "ffi-include")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "xla", "ffi", "api", "ffi.h")); err != nil {
+		t.Fatalf("no XLA FFI headers in %s: set GRID_FFI_INCLUDE or run `go tool mage venv`", dir)
+	}
+	return dir
+}
+
 // HasGPU reports whether nvidia-smi lists a GPU, so compiled CUDA tests can also run.
 func HasGPU() bool {
 	out, err := exec.Command("nvidia-smi", "-L").Output()

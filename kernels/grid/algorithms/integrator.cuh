@@ -30,6 +30,15 @@
 
 #include <cmath>
 
+// The steps' large pieces (the articulated-body algorithm, a step, a step's reverse mode) are outlined: the
+// rollouts call them at several places, and a copy per place made nvcc's time for the rollout handlers 4×
+// longer (137 s against 32 s for a four-body robot). GRID_ROLLOUT_INLINE inlines them, for comparing speed.
+#if defined(GRID_ROLLOUT_INLINE)
+#define GRID_ROLLOUT_PIECE GLASS_HD
+#else
+#define GRID_ROLLOUT_PIECE GLASS_HD_OUTLINED
+#endif
+
 namespace grid {
 namespace algorithms {
 
@@ -80,6 +89,12 @@ GLASS_HD void free_flyer_integrate(S* out, const S* q, const S* v) {
     out[6] = uw * ew - (ux * ex + uy * ey + uz * ez);
 }
 
+// The acceleration a (NV) = FD(q, qd, u) of one thread.
+template <class R, typename S>
+GRID_ROLLOUT_PIECE void accelerate(S* a, const S* q, const S* qd, const S* u, Vec3<S> gravity, AbaState<R, S>& st) {
+    aba<R>(ThreadScope{}, a, q, qd, u, st, gravity);
+}
+
 // q_out (NQ) = q ⊕ v (NV).
 template <class R, typename S>
 GLASS_HD void integrate_configuration(S* q_out, const S* q, const S* v) {
@@ -97,7 +112,7 @@ GLASS_HD void integrate_configuration(S* q_out, const S* q, const S* v) {
 // Reverse mode of ⊕ at (q, v): gq (NQ) += (∂(q ⊕ v)/∂q)ᵀ·g and gv (NV) = (∂(q ⊕ v)/∂v)ᵀ·g for g (NQ). A
 // free-flyer's 7×13 Jacobian comes column by column from dual numbers.
 template <class R, typename T>
-GLASS_HD void integrate_configuration_vjp(T* gq, T* gv, const T* q, const T* v, const T* g) {
+GRID_ROLLOUT_PIECE void integrate_configuration_vjp(T* gq, T* gv, const T* q, const T* v, const T* g) {
     forward_sweep<R>(ThreadScope{}, [&](auto i) {
         const auto j = joint<R>(i);
         using J = decltype(j);
@@ -155,11 +170,11 @@ GLASS_HD void configuration_tangent_vjp(T* gq, const T* q, const T* gtheta) {
 // One step of `method` (valid_integrator_method) from (q, qd) under u: (q1, qd1). S is a float type or a dual
 // number; st is the articulated-body algorithm's state.
 template <class R, typename S>
-GLASS_HD void integrator_step(int method, S* q1, S* qd1, const S* q, const S* qd, const S* u, S dt,
+GRID_ROLLOUT_PIECE void integrator_step(int method, S* q1, S* qd1, const S* q, const S* qd, const S* u, S dt,
                               Vec3<S> gravity, AbaState<R, S>& st) {
     constexpr int NV = R::NV, NQ = R::NQ;
     S a[NV];
-    aba<R>(ThreadScope{}, a, q, qd, u, st, gravity);
+    accelerate<R>(a, q, qd, u, gravity, st);
     if (method == INTEGRATOR_SEMI_IMPLICIT) {
         S v[NV];
         for (int k = 0; k < NV; ++k) {
@@ -184,7 +199,7 @@ GLASS_HD void integrator_step(int method, S* q1, S* qd1, const S* q, const S* qd
             vk[k] = qd[k] + step * a[k];
         }
         integrate_configuration<R>(p, q, w);
-        aba<R>(ThreadScope{}, a, p, vk, u, st, gravity);
+        accelerate<R>(a, p, vk, u, gravity, st);
         for (int k = 0; k < NV; ++k) {
             sum_v[k] = sum_v[k] + weight * vk[k];
             sum_a[k] = sum_a[k] + weight * a[k];
@@ -210,14 +225,14 @@ struct FdVjpState {
 };
 
 template <class R, typename T>
-GLASS_HD void forward_dynamics_vjp(T* gq, T* gqd, T* gu, T* a, const T* q, const T* qd, const T* u, const T* ga,
+GRID_ROLLOUT_PIECE void forward_dynamics_vjp(T* gq, T* gqd, T* gu, T* a, const T* q, const T* qd, const T* u, const T* ga,
                                    Vec3<T> gravity, FdVjpState<R, T>& st) {
     constexpr int NV = R::NV;
     T zero[NV], mu[NV], gtheta[NV];
     for (int k = 0; k < NV; ++k) zero[k] = T(0);
-    aba<R>(ThreadScope{}, a, q, qd, u, st.aba, gravity);
+    accelerate<R>(a, q, qd, u, gravity, st.aba);
     // μ = M⁻¹·ga: the articulated-body algorithm without velocity or gravity
-    aba<R>(ThreadScope{}, mu, q, zero, ga, st.aba, Vec3<T>{T(0), T(0), T(0)});
+    accelerate<R>(mu, q, zero, ga, Vec3<T>{T(0), T(0), T(0)}, st.aba);
     inverse_dynamics_gradient<R>(ThreadScope{}, st.dtau_dq, st.dtau_dqd, q, qd, a, st.gradient, gravity);
     for (int c = 0; c < NV; ++c) {
         T sq = T(0), sv = T(0);
@@ -249,7 +264,7 @@ GLASS_HD void integrator_step_vjp(int method, T* gq, T* gqd, T* gu, T& gdt, cons
     for (int k = 0; k < NV; ++k) gu[k] = T(0);
     if (method == INTEGRATOR_SEMI_IMPLICIT) {
         T a[NV], qd1[NV], v[NV], gv[NV], ga[NV];
-        aba<R>(ThreadScope{}, a, q, qd, u, st.aba, gravity);
+        accelerate<R>(a, q, qd, u, gravity, st.aba);
         for (int k = 0; k < NV; ++k) {
             qd1[k] = qd[k] + dt * a[k];
             v[k] = dt * qd1[k];
@@ -266,7 +281,7 @@ GLASS_HD void integrator_step_vjp(int method, T* gq, T* gqd, T* gu, T& gdt, cons
     // RK4: the stages forward (p_k = q ⊕ w_k, v_k, a_k), then their cotangents backwards
     const T half = T(0.5) * dt, sixth = dt / T(6.0);
     T p[3][NQ], w[4][NV], v[4][NV], a[4][NV];
-    aba<R>(ThreadScope{}, a[0], q, qd, u, st.aba, gravity);
+    accelerate<R>(a[0], q, qd, u, gravity, st.aba);
     for (int k = 0; k < NV; ++k) v[0][k] = qd[k];
     for (int s = 1; s < 4; ++s) {
         const T step = s == 3 ? dt : half;
@@ -275,7 +290,7 @@ GLASS_HD void integrator_step_vjp(int method, T* gq, T* gqd, T* gu, T& gdt, cons
             v[s][k] = qd[k] + step * a[s - 1][k];
         }
         integrate_configuration<R>(p[s - 1], q, w[s - 1]);
-        aba<R>(ThreadScope{}, a[s], p[s - 1], v[s], u, st.aba, gravity);
+        accelerate<R>(a[s], p[s - 1], v[s], u, gravity, st.aba);
     }
     T sum_v[NV], sum_a[NV];
     for (int k = 0; k < NV; ++k) {
