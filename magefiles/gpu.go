@@ -72,6 +72,11 @@ func GPUPytestPrep(robots, tier *string) error {
 		}
 		args := append(tc.CUDAArgs(r.Name, []string{"-I", "kernels", "-I", out, "-isystem", "$inc"}),
 			filepath.Join("xla_ffi", "ffi_cuda.cu"))
+		if trajectories, err := build.HasTrajectories(out); err != nil {
+			return err
+		} else if trajectories {
+			args = append(args, filepath.Join("xla_ffi", "trajectory_cuda.cu"))
+		}
 		for i, a := range args {
 			if a != "$inc" {
 				args[i] = "'" + a + "'"

@@ -58,7 +58,7 @@ func (tc Toolchain) CompileCPU(dir, robot string) error {
 	args := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
 		"-fvisibility-inlines-hidden", "-Wall", "-Wextra", define(robot)}, tc.includes(dir)...)
 	args = append(args, tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc")))
-	trajectories, err := hasTrajectories(dir)
+	trajectories, err := HasTrajectories(dir)
 	if err != nil {
 		return err
 	}
@@ -68,9 +68,9 @@ func (tc Toolchain) CompileCPU(dir, robot string) error {
 	return compileLibrary(cxx, args, filepath.Join(dir, CPULibrary))
 }
 
-// hasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels
+// HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels
 // (xla_ffi/trajectory.h), which its libraries then export.
-func hasTrajectories(dir string) (bool, error) {
+func HasTrajectories(dir string) (bool, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, MetadataFile))
 	if err != nil {
 		return false, err
@@ -134,7 +134,7 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	}
 	type unit struct{ src, obj string }
 	units := []unit{{tc.path(filepath.Join("xla_ffi", "ffi_cuda.cu")), filepath.Join(objDir, "handlers.o")}}
-	trajectories, err := hasTrajectories(dir)
+	trajectories, err := HasTrajectories(dir)
 	if err != nil {
 		return err
 	}
