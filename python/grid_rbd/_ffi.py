@@ -3,7 +3,9 @@
 Every build directory's ``libgrid_rbd_cpu.so`` exports one XLA FFI handler per algorithm,
 ``grid_<algorithm>_cpu``; ``libgrid_rbd_cuda.so``, when present, exports ``grid_<algorithm>_cuda`` and
 ``grid_<algorithm>_cuda_workspace_bytes``, the scratch a call's trailing ``workspace`` result must hold for
-the kernels to run at their tuned resource tier (see :meth:`LoadedRobot.workspace_bytes`). The handlers are
+the kernels to run at their tuned resource tier (see :meth:`LoadedRobot.workspace_bytes`). An unrolled robot's
+libraries also export the fused rollout handlers (``grid_rollout_<cpu|cuda>``, ``..._tangent``, ``..._adjoint``;
+metadata's ``trajectories``), which take no workspace. The handlers are
 registered as the FFI targets ``grid_rbd.<robot>.<algorithm>`` for the platforms ``cpu`` and ``CUDA``, where
 ``<robot>`` is the build directory's name (characters outside ``[A-Za-z0-9_]`` replaced by ``_``, and a
 numeric suffix added when two different directories share a name).

@@ -13,9 +13,13 @@ the efforts ``controller(q, qd, u)`` at each state the scheme evaluates the dyna
 ``⊕`` is :meth:`~grid_rbd.jax.JaxRobotHandle.integrate` (Pinocchio's ``integrate``: a free-flyer moves by the
 exponential of its body twist, its quaternion stays unit). Everything is differentiable in every argument
 (``q``, ``qd``, ``u`` and ``dt``) under ``jax.grad``, ``jax.jvp``, ``jit`` and ``vmap``: the steps call the
-forward-dynamics kernels and their analytical derivatives. A rollout's reverse mode recomputes each step from
-the states it kept (``jax.checkpoint``), so its memory grows with batch × steps × state, not with the
-derivative matrices.
+forward-dynamics kernels and their analytical derivatives.
+
+A rollout without a controller runs in the build's fused kernels (:mod:`grid_rbd._trajectory`): the T steps in
+one call, forward mode in one call and reverse mode in one adjoint call over the stored trajectory. With a
+controller, or ``fused=False``, it is a scan of :func:`step` whose reverse mode recomputes each step from the
+states it kept (``jax.checkpoint``). Either way memory grows with batch × steps × state, not with the
+derivative matrices, and the two agree to rounding.
 """
 
 from __future__ import annotations
