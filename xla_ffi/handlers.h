@@ -14,7 +14,8 @@
 //   shapes     any number of leading batch dimensions (none included), identical for every operand and
 //              result, then the per-sample shape of the metadata, e.g. q [..., NQ] and M [..., NV, NV]
 //   attributes gravity_x, gravity_y, gravity_z (f64) where the algorithm takes gravity;
-//              frame (i64, 0 <= frame < NF) where it takes a frame
+//              frame (i64, 0 <= frame < NF) where it takes a frame;
+//              method (i64, 0 semi-implicit Euler or 1 RK4) where it takes an integrator
 //
 // Every violation is an INVALID_ARGUMENT error that names the algorithm, the buffer, its shape or dtype and
 // what was expected. The CUDA handlers launch `grid::<algo>_launch<T, TIER>` on the stream XLA passes at the
@@ -92,6 +93,7 @@ struct Spec {
 struct Attrs {
     double gravity[3] = {0.0, 0.0, 0.0};
     int64_t frame = 0;
+    int64_t method = 0;  // grid::algorithms::IntegratorMethod
 };
 
 template <typename T>
@@ -365,6 +367,10 @@ ffi::Error run(Stream stream, const std::array<ffi::AnyBuffer, Alg::kInputs.size
     if (Alg::kFrame && (attrs.frame < 0 || attrs.frame >= grid::NF)) {
         return invalid(Alg::kName, "frame " + std::to_string(attrs.frame) + " is out of range; valid frames are 0 <= frame < " +
                                        std::to_string(grid::NF) + " (see the metadata's frame list)");
+    }
+    if (Alg::kMethod && !grid::algorithms::valid_integrator_method(attrs.method)) {
+        return invalid(Alg::kName, "method " + std::to_string(attrs.method) +
+                                       " is not an integrator; expected 0 (semi-implicit Euler) or 1 (RK4)");
     }
     if (samples == 0) return ffi::Error::Success();
     if (dtype == ffi::DataType::F32) {

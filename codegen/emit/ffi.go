@@ -64,6 +64,8 @@ func generateFFI(robot string, entries []*entry) string {
 						a = append(a, "gravity_of<T>(a)")
 					case "frame":
 						a = append(a, "static_cast<int>(a.frame)")
+					case "method":
+						a = append(a, "static_cast<int>(a.method)")
 					}
 				}
 				a = append(a, "n")
@@ -74,7 +76,7 @@ func generateFFI(robot string, entries []*entry) string {
 			}
 			w.block(fmt.Sprintf("struct %s", camel(e.name)), func() {
 				w.line("static constexpr const char* kName = %q;", e.name)
-				w.line("static constexpr bool kGravity = %t, kFrame = %t;", e.gravity, e.frame)
+				w.line("static constexpr bool kGravity = %t, kFrame = %t, kMethod = %t;", e.gravity, e.frame, e.method)
 				w.line("static constexpr std::array<Spec, %d> kInputs = {{%s}};", len(e.inputs), ffiSpecs(e.inputs))
 				w.line("static constexpr std::array<Spec, %d> kOutputs = {{%s}};", len(e.outputs), ffiSpecs(e.outputs))
 				w.line("template <typename T>")
@@ -117,10 +119,18 @@ func generateFFI(robot string, entries []*entry) string {
 			if e.frame {
 				params = append(params, "int64_t frame")
 			}
+			if e.method {
+				params = append(params, "int64_t method")
+			}
 			w.block(fmt.Sprintf("inline ffi::Error %s(%s)", e.name, strings.Join(append([]string{"Stream s"}, params...), ", ")), func() {
-				if e.frame {
+				if e.frame || e.method {
 					w.line("Attrs a = %s;", attrs)
-					w.line("a.frame = frame;")
+					if e.frame {
+						w.line("a.frame = frame;")
+					}
+					if e.method {
+						w.line("a.method = method;")
+					}
 					attrs = "a"
 				}
 				w.line("return run<%s>(s, {%s}, {%s}, *workspace, %s);", camel(e.name), strings.Join(ins, ", "), strings.Join(outs, ", "), attrs)
@@ -148,6 +158,9 @@ func generateFFI(robot string, entries []*entry) string {
 		}
 		if e.frame {
 			bind = append(bind, `Attr<int64_t>("frame")`)
+		}
+		if e.method {
+			bind = append(bind, `Attr<int64_t>("method")`)
 		}
 		w.line("XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(%s), grid_ffi::%s,", e.name, e.name)
 		w.line("                              %s, GRID_FFI_TRAITS);", strings.Join(bind, "."))

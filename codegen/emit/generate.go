@@ -67,6 +67,8 @@ var algorithms = []func(g *gen){
 	emitEndEffectorPoseHessian,
 	emitIDSVASO,
 	emitFDSVASO,
+	emitIntegrator,
+	emitIntegratorGradient,
 }
 
 // Generate emits the header and metadata of a robot.

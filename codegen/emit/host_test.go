@@ -89,9 +89,8 @@ static void run_all(FILE* in, FILE* out, int n, grid::Vec3<T> gravity) {
 			fmt.Fprintf(&b, "        std::vector<T> %s = read_values<T>(in, size_t(n) * %d);\n", i.Name, i.Size())
 			args = append(args, i.Name+".data()")
 		}
-		frames := "{0}"
-		if a.Frame {
-			frames = equiv.FrameInitializer(len(m.Frames))
+		frames := equiv.SelectorInitializer(a, len(m.Frames))
+		if equiv.Selected(a) {
 			args = append(args, "f")
 		}
 		if a.Gravity {
@@ -160,7 +159,7 @@ func poisonedSampleArgs(b *strings.Builder, a emit.AlgorithmInfo) (bufs, params 
 	for _, i := range a.Inputs {
 		bufs = append(bufs, fmt.Sprintf("%s.data() + size_t(k) * %d", i.Name, i.Size()))
 	}
-	if a.Frame {
+	if equiv.Selected(a) {
 		params = append(params, "f")
 	}
 	if a.Gravity {
@@ -247,11 +246,7 @@ func hostErrors(t *testing.T, r *model.Robot, opt emit.Options) (map[string][2]f
 	pos := 0
 	for prec := 0; prec < 2; prec++ {
 		for _, a := range m.Algorithms {
-			frames := []int{0}
-			if a.Frame {
-				frames = equiv.TestedFrames(len(m.Frames))
-			}
-			for _, f := range frames {
+			for _, f := range equiv.Selectors(a, len(m.Frames)) {
 				wants := make([][][]float64, n)
 				for k, s := range samples {
 					var err error
@@ -312,17 +307,14 @@ func relErr(what string, got, want []float64) float64 {
 	return d / scale
 }
 
-// checkHostErrors applies the host build's tolerances: float64 to 1e-10 relative to the output's largest
-// magnitude (second-order derivatives, whose reference is central differences, to
-// equiv.SecondOrderTolerance), float32 to 1e-4 (times cond(M) for M⁻¹-based outputs).
+// checkHostErrors applies the host build's tolerances: float64 to equiv.Float64Tolerance relative to the
+// output's largest magnitude (1e-10 but where the reference is central differences, and the integrator),
+// float32 to 1e-4 (times cond(M) for M⁻¹-based outputs).
 func checkHostErrors(t *testing.T, errs map[string][2]float64, cond float64) {
 	t.Helper()
 	for name, e := range errs {
 		algo := entryName(name)
-		tol64 := 1e-10
-		if fd, ok := equiv.SecondOrderTolerance[algo]; ok {
-			tol64 = fd
-		}
+		tol64 := equiv.Float64Tolerance(algo)
 		if e[0] > tol64 {
 			t.Errorf("%s float64: relative error %.3g > %.0e", name, e[0], tol64)
 		}
@@ -420,7 +412,7 @@ func TestRolledHostBuildMatchesReference(t *testing.T) {
 			if !m.Rolled {
 				t.Error("metadata does not say the robot is rolled")
 			}
-			for _, name := range []string{"idsva_so", "fdsva_so"} {
+			for _, name := range []string{"idsva_so", "fdsva_so", "integrator_gradient"} {
 				if _, ok := errs[name]; ok {
 					t.Errorf("%s was generated for a rolled robot", name)
 				}
@@ -434,8 +426,8 @@ func TestRolledHostBuildMatchesReference(t *testing.T) {
 					entries++
 				}
 			}
-			if entries != 13 {
-				t.Errorf("%d entry points checked, want the 13 first-order ones", entries)
+			if entries != 14 {
+				t.Errorf("%d entry points checked, want the 13 first-order ones and the integrator", entries)
 			}
 		})
 	}

@@ -22,8 +22,9 @@ type entry struct {
 	doc     string
 	outputs []buffer
 	inputs  []buffer
-	// gravity adds a grid::Vec3<T> gravity argument; frame an int frame index.
-	gravity, frame bool
+	// gravity adds a grid::Vec3<T> gravity argument; frame an int frame index; method an int integrator
+	// (grid::algorithms::IntegratorMethod).
+	gravity, frame, method bool
 	// temp is the inner's scratch size in elements.
 	temp int
 	// placement names the inner's template parameter (default TEMP_IN_SMEM) as the seed system names it; the
@@ -244,6 +245,9 @@ func (e *entry) params() (decl, call []string) {
 	if e.frame {
 		decl, call = append(decl, "int frame"), append(call, "frame")
 	}
+	if e.method {
+		decl, call = append(decl, "int method"), append(call, "method")
+	}
 	if e.gravity {
 		decl, call = append(decl, "Vec3<T> gravity"), append(call, "gravity")
 	}
@@ -272,6 +276,9 @@ func (e *entry) bufferDocs(w *writer, prefix, per string) {
 	}
 	if e.frame {
 		w.line("///   frame  in:  frame index, 0 <= frame < NF (see the metadata's frame names)")
+	}
+	if e.method {
+		w.line("///   method in:  0 semi-implicit Euler, 1 classical RK4")
 	}
 	if e.gravity {
 		w.line("///   gravity in: linear gravitational acceleration in world coordinates")

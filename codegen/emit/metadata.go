@@ -49,7 +49,7 @@ type FrameInfo struct {
 }
 
 // AlgorithmInfo is one entry point: per-sample inputs and outputs with their row-major shapes, whether it
-// takes gravity and a frame index, and the shared memory its kernel needs per block.
+// takes gravity, a frame index and an integrator method, and the shared memory its kernel needs per block.
 type AlgorithmInfo struct {
 	Name            string       `json:"name"`
 	Doc             string       `json:"doc"`
@@ -57,6 +57,7 @@ type AlgorithmInfo struct {
 	Outputs         []BufferInfo `json:"outputs"`
 	Gravity         bool         `json:"gravity"`
 	Frame           bool         `json:"frame"`
+	Method          bool         `json:"method,omitempty"`
 	SmemBytesFloat  int          `json:"smem_bytes_float"`
 	SmemBytesDouble int          `json:"smem_bytes_double"`
 	// TierFloat and TierDouble are the resource tiers the XLA FFI handlers launch at (launch_cfg's TIER).
@@ -128,7 +129,7 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 		m.Unavailable = omitted
 	}
 	for _, e := range entries {
-		a := AlgorithmInfo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame,
+		a := AlgorithmInfo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame, Method: e.method,
 			SmemBytesFloat: 4 * e.smem(), SmemBytesDouble: 8 * e.smem(),
 			TierFloat: tierName(opt.launchConfig(e, "float").Tier), TierDouble: tierName(opt.launchConfig(e, "double").Tier)}
 		conv := func(bs []buffer) []BufferInfo {

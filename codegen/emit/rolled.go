@@ -57,6 +57,8 @@ var rolledOnly = map[string]string{
 		"generate the robot with -roll=never (feasible up to a few dozen bodies)",
 	"fdsva_so": "second-order derivatives are NV³ per output and need the unrolled description; " +
 		"generate the robot with -roll=never (feasible up to a few dozen bodies)",
+	"integrator_gradient": "its directions run the step on dual numbers, which needs the unrolled description; " +
+		"generate the robot with -roll=never, or differentiate the integrator's composition",
 }
 
 // jointClass is what the code of a rolled body depends on.

@@ -20,9 +20,9 @@ var Shapes = [][2]int{
 // CUDADriver returns the source of a CUDA program (driver.cu) that, for every entry point, launch shape and
 // precision, poisons the outputs with NaN, launches the batched kernel on the inputs of inputs.bin and
 // compares with expected.bin. It prints one line per (precision, shape, entry point) and a summary,
-// and exits non-zero when any error exceeds its tolerance: 1e-10 relative in double (SecondOrderTolerance
-// for second derivatives, whose reference is central differences); 1e-4 in float, times cond(M) for entry
-// points conditioned by M.
+// and exits non-zero when any error exceeds its tolerance: Float64Tolerance relative in double (1e-10 but
+// for the entries whose reference is central differences, and the integrator); 1e-4 in float, times cond(M)
+// for entry points conditioned by M.
 func CUDADriver(m *emit.Metadata) string {
 	var b strings.Builder
 	b.WriteString(driverPrologue)
@@ -41,9 +41,8 @@ func CUDADriver(m *emit.Metadata) string {
 			fmt.Fprintf(&b, "        ip += size_t(n) * %d;\n", in.Size())
 			args = append(args, in.Name+".ptr")
 		}
-		frames := "{0}"
-		if a.Frame {
-			frames = FrameInitializer(len(m.Frames))
+		frames := SelectorInitializer(a, len(m.Frames))
+		if Selected(a) {
 			args = append(args, "f")
 		}
 		if a.Gravity {
@@ -81,10 +80,7 @@ func CUDADriver(m *emit.Metadata) string {
 		}
 		b.WriteString("        }\n")
 
-		tol64, ok := SecondOrderTolerance[a.Name]
-		if !ok {
-			tol64 = 1e-10
-		}
+		tol64 := Float64Tolerance(a.Name)
 		fmt.Fprintf(&b, "        if (selected) rep.add(%q, sizeof(T) == 8, shape, TIER, worst, %v, %g);\n", a.Name, ConditionedByM[a.Name], tol64)
 		b.WriteString("    }\n")
 	}
@@ -297,9 +293,25 @@ func TestedFrames(nf int) []int {
 	return fs
 }
 
-// FrameInitializer is TestedFrames as a C++ braced list, for the drivers' frame loops.
-func FrameInitializer(nf int) string {
-	fs := TestedFrames(nf)
+// Selectors are the values of an entry point's integer parameter an equivalence run checks, passed where
+// the entry takes one: the tested frames of an entry that takes a frame, both integrators of one that takes a
+// method, else a single pass (0, not passed).
+func Selectors(a emit.AlgorithmInfo, nf int) []int {
+	switch {
+	case a.Frame:
+		return TestedFrames(nf)
+	case a.Method:
+		return []int{0, 1}
+	}
+	return []int{0}
+}
+
+// Selected reports whether the entry point takes the selector as a parameter.
+func Selected(a emit.AlgorithmInfo) bool { return a.Frame || a.Method }
+
+// SelectorInitializer is Selectors as a C++ braced list, for the drivers' loops.
+func SelectorInitializer(a emit.AlgorithmInfo, nf int) string {
+	fs := Selectors(a, nf)
 	s := make([]string, len(fs))
 	for i, f := range fs {
 		s[i] = fmt.Sprint(f)

@@ -39,11 +39,7 @@ func Prepare(r *model.Robot, dir string, n int, seed uint64, opt emit.Options) e
 				put(&in, v)
 			}
 		}
-		frames := []int{0}
-		if a.Frame {
-			frames = TestedFrames(len(m.Frames))
-		}
-		for _, f := range frames {
+		for _, f := range Selectors(a, len(m.Frames)) {
 			outs := make([][][]float64, n)
 			for k, s := range samples {
 				if outs[k], err = Reference(r, a.Name, s, f); err != nil {

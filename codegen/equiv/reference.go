@@ -13,11 +13,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Sample is one input state.
-type Sample struct{ Q, QD, QDD, Tau []float64 }
+// Sample is one input state, with a time step for the integrators.
+type Sample struct {
+	Q, QD, QDD, Tau []float64
+	DT              float64
+}
 
 // RandomSamples draws n states: configurations within limits, velocities N(0, 1) and, every other
-// sample, N(0, 10²), accelerations N(0, 3²) and efforts N(0, 10²).
+// sample, N(0, 10²), accelerations N(0, 3²), efforts N(0, 10²) and a time step in [1, 10] ms.
 func RandomSamples(r *model.Robot, n int, seed uint64) []Sample {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	normals := func(scale float64) []float64 {
@@ -33,7 +36,7 @@ func RandomSamples(r *model.Robot, n int, seed uint64) []Sample {
 		if k%2 == 1 {
 			vscale = 10
 		}
-		out[k] = Sample{r.RandomConfiguration(rng), normals(vscale), normals(3), normals(10)}
+		out[k] = Sample{r.RandomConfiguration(rng), normals(vscale), normals(3), normals(10), 0.001 + 0.009*rng.Float64()}
 	}
 	return out
 }
@@ -47,8 +50,10 @@ func (s Sample) Input(name string) ([]float64, error) {
 		return s.QD, nil
 	case "qdd":
 		return s.QDD, nil
-	case "tau":
+	case "tau", "u":
 		return s.Tau, nil
+	case "dt":
+		return []float64{s.DT}, nil
 	}
 	return nil, fmt.Errorf("no sample value for input %q", name)
 }
@@ -120,6 +125,11 @@ func Reference(r *model.Robot, algo string, s Sample, frame int) ([][]float64, e
 			}
 		}
 		return [][]float64{h}, nil
+	case "integrator":
+		q1, qd1 := ref.Step(r, s.Q, s.QD, s.Tau, s.DT, ref.Integrator(frame))
+		return [][]float64{q1, qd1}, nil
+	case "integrator_gradient":
+		return integratorGradientReference(r, s, ref.Integrator(frame)), nil
 	case "end_effector_pose_gradient":
 		var j []float64
 		for f := range r.Frames {
@@ -145,4 +155,5 @@ func CondM(r *model.Robot, samples []Sample) float64 {
 }
 
 // ConditionedByM lists the entry points whose float32 error scales with cond(M).
-var ConditionedByM = map[string]bool{"minv": true, "forward_dynamics": true, "aba": true, "forward_dynamics_gradient": true, "fdsva_so": true}
+var ConditionedByM = map[string]bool{"minv": true, "forward_dynamics": true, "aba": true, "forward_dynamics_gradient": true, "fdsva_so": true,
+	"integrator": true, "integrator_gradient": true}

@@ -22,6 +22,29 @@ func Energy(r *model.Robot, q, qd []float64) (kinetic, potential float64) {
 	return kinetic, potential
 }
 
+// Integrator is a time-stepping scheme, numbered as grid::algorithms::IntegratorMethod.
+type Integrator int
+
+const (
+	// SemiImplicit is symplectic Euler: qd₁ = qd + dt·qdd, q₁ = q ⊕ dt·qd₁.
+	SemiImplicit Integrator = 0
+	// RK4 is classical Runge-Kutta, every stage integrated on the manifold from q (StepRK4).
+	RK4 Integrator = 1
+)
+
+// Step is one step of the scheme m from (q, qd) under tau held over dt.
+func Step(r *model.Robot, q, qd, tau []float64, dt float64, m Integrator) (qNext, qdNext []float64) {
+	if m == RK4 {
+		return StepRK4(r, q, qd, tau, dt)
+	}
+	a := ABA(r, q, qd, tau)
+	qdNext = make([]float64, len(qd))
+	for i := range qd {
+		qdNext[i] = qd[i] + dt*a[i]
+	}
+	return r.Integrate(q, qdNext, dt), qdNext
+}
+
 // StepRK4 advances (q, qd) by dt under constant joint efforts tau with a classical Runge-Kutta step whose
 // stages move q with model.Robot.Integrate, so free-flyer quaternions stay unit. It is fourth order in
 // joint coordinates; averaging stage twists of a free-flyer makes its orientation second order.

@@ -113,23 +113,24 @@ def configuration_tangent(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array) -
     return jnp.concatenate(pieces, axis=-1)
 
 
-def _kernel(handle: JaxRobotHandle, algorithm: str, *args: Any, frame: int | None = None) -> list[jax.Array]:
+def _kernel(handle: JaxRobotHandle, algorithm: str, *args: Any, frame: int | None = None,
+            method: int | None = None) -> list[jax.Array]:
     """A kernel's outputs; differentiating them (a second derivative) raises NotImplementedError."""
-    return list(_first_order_only(handle, algorithm, frame, *args))
+    return list(_first_order_only(handle, algorithm, frame, method, *args))
 
 
 def _first_order_only_impl(
-    handle: JaxRobotHandle, algorithm: str, frame: int | None, *args: Any
+    handle: JaxRobotHandle, algorithm: str, frame: int | None, method: int | None, *args: Any
 ) -> tuple[jax.Array, ...]:
-    return tuple(handle.kernel_call(algorithm, args, frame=frame))
+    return tuple(handle.kernel_call(algorithm, args, frame=frame, method=method))
 
 
-_first_order_only = jax.custom_jvp(_first_order_only_impl, nondiff_argnums=(0, 1, 2))
+_first_order_only = jax.custom_jvp(_first_order_only_impl, nondiff_argnums=(0, 1, 2, 3))
 
 
 @_first_order_only.defjvp
 def _first_order_only_jvp(
-    handle: JaxRobotHandle, algorithm: str, frame: int | None, primals: Any, tangents: Any
+    handle: JaxRobotHandle, algorithm: str, frame: int | None, method: int | None, primals: Any, tangents: Any
 ) -> Any:
     raise NotImplementedError(
         f"grid_rbd: differentiating the {algorithm} kernel of robot {handle.name!r} needs derivatives of "
@@ -374,6 +375,7 @@ frame_jacobians = _defjvp(_frame_jacobians_impl, _frame_jacobians_jvp, (0,))
 
 
 
-def call(handle: JaxRobotHandle, algorithm: str, args: Sequence[Any], frame: int | None = None) -> list[jax.Array]:
+def call(handle: JaxRobotHandle, algorithm: str, args: Sequence[Any], frame: int | None = None,
+         method: int | None = None) -> list[jax.Array]:
     """A kernel call that is not differentiable: a derivative through it raises NotImplementedError."""
-    return _kernel(handle, algorithm, *args, frame=frame)
+    return _kernel(handle, algorithm, *args, frame=frame, method=method)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["KERNEL_OF", "forward_dynamics_kernel"]
+__all__ = ["INTEGRATOR_NUMBER", "KERNEL_OF", "forward_dynamics_kernel"]
 
 # public method -> kernel
 KERNEL_OF: Mapping[str, str] = MappingProxyType({
@@ -32,7 +32,12 @@ KERNEL_OF: Mapping[str, str] = MappingProxyType({
     "forward_dynamics_second_derivatives": "fdsva_so",
     "frame_jacobians": "end_effector_pose_gradient",
     "frame_jacobian_derivatives": "end_effector_pose_hessian",
+    "step_derivatives": "integrator_gradient",
 })
+
+# integration scheme (JaxRobotHandle.step and .rollout's method=) -> the kernels' number for it
+# (grid::algorithms::IntegratorMethod, the handlers' `method` attribute)
+INTEGRATOR_NUMBER: Mapping[str, int] = MappingProxyType({"semi_implicit": 0, "rk4": 1})
 
 
 def forward_dynamics_kernel(method: str) -> str:

@@ -52,6 +52,8 @@ class AlgorithmInfo:
     outputs: tuple[BufferInfo, ...]
     gravity: bool
     frame: bool
+    # takes an integrator number (0 semi-implicit Euler, 1 RK4)
+    method: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +165,7 @@ def _parse(raw: Any, source: str) -> RobotMetadata:
                 ),
                 gravity=bool(a.get("gravity", False)),
                 frame=bool(a.get("frame", False)),
+                method=bool(a.get("method", False)),
             )
         joints = tuple(
             JointInfo(

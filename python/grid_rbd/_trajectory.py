@@ -30,14 +30,13 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from . import _sharding
+from ._kernels import INTEGRATOR_NUMBER
 
 if TYPE_CHECKING:
     from .jax import JaxRobotHandle
 
 __all__ = ["available", "rollout"]
 
-# The kernels' integrator numbers (grid::algorithms::IntegratorMethod).
-_METHOD_NUMBER = {"semi_implicit": 0, "rk4": 1}
 _KERNELS = ("rollout", "rollout_tangent", "rollout_adjoint")
 
 
@@ -190,5 +189,5 @@ def rollout(handle: JaxRobotHandle, q0: jax.Array, qd0: jax.Array, u: jax.Array,
     batch = q0.shape[:-1]
     if any(d == 0 for d in batch):
         return (jnp.zeros(u.shape[:-1] + (handle.nq,), q0.dtype), jnp.zeros(u.shape, u.dtype))
-    return _rollout(handle, _METHOD_NUMBER[method], q0, qd0, u, jnp.broadcast_to(dt, batch))
+    return _rollout(handle, INTEGRATOR_NUMBER[method], q0, qd0, u, jnp.broadcast_to(dt, batch))
 

@@ -36,7 +36,7 @@ from . import _trajectory
 if TYPE_CHECKING:
     from .jax import JaxRobotHandle
 
-__all__ = ["METHODS", "Controller", "Method", "Rollout", "step", "rollout"]
+__all__ = ["METHODS", "Controller", "Method", "Rollout", "check_method", "step", "rollout"]
 
 Method = Literal["semi_implicit", "rk4"]
 METHODS: tuple[str, ...] = ("semi_implicit", "rk4")
@@ -60,7 +60,8 @@ class Rollout(NamedTuple):
     frame_positions: jax.Array | None
 
 
-def _check_method(method: str) -> None:
+def check_method(method: str) -> None:
+    """Raises ValueError naming the schemes unless ``method`` is one of them."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
 
@@ -69,7 +70,7 @@ def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: j
          method: str, controller: Controller | None = None) -> tuple[jax.Array, jax.Array]:
     """One step of ``method`` from ``(q, qd)`` under efforts ``u`` (through ``controller`` when given);
     arrays of any common batch shape."""
-    _check_method(method)
+    check_method(method)
 
     def accel(q: jax.Array, v: jax.Array) -> jax.Array:
         return robot.forward_dynamics(q, v, u if controller is None else controller(q, v, u))
@@ -95,7 +96,7 @@ def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, 
             fused: bool | None = None) -> Rollout:
     """T steps of ``method`` from ``(q0, qd0)`` (``(..., NQ)``, ``(..., NV)``) under efforts ``u``
     (``(..., T, NV)``, one row per step), computed in ``dtype``; see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
-    _check_method(method)
+    check_method(method)
     if fused is None:
         fused = controller is None and _trajectory.available(robot)
     elif fused and controller is not None:

@@ -59,7 +59,7 @@ from jax.typing import ArrayLike
 from . import _autodiff, _sharding, configuration, integrators
 from ._conventions import public_rows
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, compute_dtype, parse_gravity
-from ._kernels import KERNEL_OF, forward_dynamics_kernel
+from ._kernels import INTEGRATOR_NUMBER, KERNEL_OF, forward_dynamics_kernel
 
 __all__ = ["JaxRobotHandle"]
 
@@ -90,9 +90,10 @@ class _KernelCall:
     handle: JaxRobotHandle
     algorithm: str
     frame: int | None
+    method: int | None = None
 
     def __call__(self, *operands: jax.Array) -> list[jax.Array]:
-        return self.handle._ffi_call(self.algorithm, self.frame, operands)
+        return self.handle._ffi_call(self.algorithm, self.frame, operands, self.method)
 
 
 class JaxRobotHandle(RobotBase):
@@ -163,7 +164,8 @@ class JaxRobotHandle(RobotBase):
 
     # Kernel call ----------------------------------------------------------------------------------
 
-    def kernel_call(self, algorithm: str, args: Sequence[ArrayLike], frame: int | None = None) -> list[jax.Array]:
+    def kernel_call(self, algorithm: str, args: Sequence[ArrayLike], frame: int | None = None,
+                    method: int | None = None) -> list[jax.Array]:
         """One generated kernel by its name in ``metadata.json`` (e.g. ``"aba"``, ``"idsva_so"``), with no
         derivative rule: the primitive the differentiable methods and their rules (:mod:`grid_rbd._autodiff`)
         are built on. Arguments are checked like every method's; outputs are in the kernels' own
@@ -173,6 +175,7 @@ class JaxRobotHandle(RobotBase):
           algorithm: the kernel's name.
           args: its inputs in metadata order, with any common leading batch shape.
           frame: the frame index, for kernels that take one.
+          method: the integrator (0 semi-implicit Euler, 1 RK4), for kernels that take one.
 
         Returns:
           The kernel's outputs in metadata order; under ``jit``, sharded along the batch as the arguments are
@@ -190,11 +193,14 @@ class JaxRobotHandle(RobotBase):
             return [jnp.zeros(batch + out.shape, dtype) for out in info.outputs]
         if info.frame:
             assert frame is not None
+        if info.method:
+            assert method is not None
         operands = [jnp.asarray(c[0], dtype) for c in converted]
         # Partitioned along the batch under sharding: each device runs the kernel on its own samples.
-        return _sharding.batch_partitioned(_KernelCall(self, algorithm, frame), operands, len(batch))
+        return _sharding.batch_partitioned(_KernelCall(self, algorithm, frame, method), operands, len(batch))
 
-    def _ffi_call(self, algorithm: str, frame: int | None, operands: Sequence[jax.Array]) -> list[jax.Array]:
+    def _ffi_call(self, algorithm: str, frame: int | None, operands: Sequence[jax.Array],
+                  method: int | None = None) -> list[jax.Array]:
         """The FFI custom call of a kernel on checked operands of one dtype, whatever their batch shape (the
         whole batch, or one device's shard of it)."""
         info = self._robot.metadata.algorithm(algorithm)
@@ -214,6 +220,9 @@ class JaxRobotHandle(RobotBase):
         if info.frame:
             assert frame is not None
             attributes["frame"] = np.int64(frame)
+        if info.method:
+            assert method is not None
+            attributes["method"] = np.int64(method)
         # The handlers' last result is the kernels' scratch at their tuned resource tier (none on the CPU);
         # it grows with the batch (a device's shard sizes its own), and a handler given too little runs at
         # TIER_SHARED instead.
@@ -356,6 +365,49 @@ class JaxRobotHandle(RobotBase):
         """
         q, qd, u = self._arrays("forward_dynamics", (q, qd, u))
         return integrators.step(self, q, qd, u, jnp.asarray(dt, q.dtype), method, controller)
+
+    def step_derivatives(
+        self,
+        q: ArrayLike,
+        qd: ArrayLike,
+        u: ArrayLike,
+        dt: ArrayLike,
+        *,
+        method: integrators.Method = "semi_implicit",
+    ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+        """One integration step and its Jacobians, from the generated kernel (``integrator_gradient``: one
+        dual-number run of the step per direction, in one call).
+
+        The Jacobians are in tangent coordinates ``x = (θ, qd)``, ``θ`` the tangent of ``q`` (``q ⊕ θ``, a
+        free-flyer's body twist, as :meth:`forward_dynamics_derivatives` takes it) and ``θ₁`` that of ``q1``:
+        what a linearisation (iLQR, DDP, an extended Kalman filter) needs.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+          u: joint efforts held over the step, shape ``(..., NV)``.
+          dt: the time step: a scalar, or one per sample (shape ``(...)``).
+          method: ``"semi_implicit"`` (default) or ``"rk4"``, as in :meth:`step`.
+
+        Returns:
+          ``(q1, qd1, dx1_dx, dx1_du)``: the step (as :meth:`step` computes it), ``∂(θ₁, qd₁)/∂(θ, qd)`` of
+          shape ``(..., 2·NV, 2·NV)`` and ``∂(θ₁, qd₁)/∂u`` of shape ``(..., 2·NV, NV)``. Not differentiable
+          further.
+
+        Raises:
+          ValueError: unknown ``method``, or shapes that do not fit.
+          NotImplementedError: the build has no such kernel (a rolled robot).
+        """
+        integrators.check_method(method)
+        q, qd, u = self._arrays("forward_dynamics", (q, qd, u))
+        batch = q.shape[:-1]
+        if jnp.ndim(dt) not in (0, len(batch)) or (jnp.ndim(dt) and tuple(jnp.shape(dt)) != batch):
+            raise ValueError(f"{self.name}: dt must be a scalar or have q's batch shape {batch}; "
+                             f"got shape {jnp.shape(dt)}")
+        steps = jnp.broadcast_to(jnp.asarray(dt, q.dtype), batch)[..., None]
+        q1, qd1, dx, du = _autodiff.call(self, KERNEL_OF["step_derivatives"], (q, qd, u, steps),
+                                         method=INTEGRATOR_NUMBER[method])
+        return q1, qd1, dx, du
 
     def rollout(
         self,

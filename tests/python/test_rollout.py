@@ -230,3 +230,44 @@ def test_fused_rollouts_refuse_what_they_cannot_do(jax_handle):
     second = jax.hessian(lambda u: jnp.sum(h.rollout(q0, qd0, u, 0.01, fused=True).q ** 2))
     with pytest.raises(NotImplementedError, match="second derivatives of a fused rollout"):
         second(jnp.asarray(u))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_step_derivatives_match_the_differentiated_step(robot, method, jax_handle):
+    """The integrator_gradient kernel (one dual-number run of the step per direction) against JAX's
+    derivatives of the step composed from forward_dynamics and integrate, in tangent coordinates: q moved
+    along θ by integrate, the change of q1 taken to the tangent at q1 by configuration_tangent."""
+    h = jax_handle(robot)
+    nv = h.nv
+    q0, qd0, u = _start(h, 11, (3,), 1)
+    u = u[:, 0]
+    dt = np.array([0.004, 0.01, 0.007])
+    q1, qd1, dx, du = h.step_derivatives(q0, qd0, u, dt, method=method)
+    assert dx.shape == (3, 2 * nv, 2 * nv) and du.shape == (3, 2 * nv, nv)
+    for s in range(3):
+        def step(theta, qd, u, s=s):
+            return h.step(h.integrate(jnp.asarray(q0[s]), theta), qd, u, dt[s], method=method)
+
+        x = (jnp.zeros(nv), jnp.asarray(qd0[s]), jnp.asarray(u[s]))
+        want_q1, want_qd1 = step(*x)
+        np.testing.assert_allclose(np.asarray(q1[s]), np.asarray(want_q1), rtol=0, atol=1e-13)
+        np.testing.assert_allclose(np.asarray(qd1[s]), np.asarray(want_qd1), rtol=0, atol=1e-12)
+        jq, jqd = jax.jacfwd(step, argnums=(0, 1, 2))(*x)  # each a tuple over (θ, qd, u)
+        # the tangent at q1 of each column of ∂q1/∂(·)
+        to_tangent = jax.vmap(lambda dq: h.configuration_tangent(want_q1, dq), in_axes=1, out_axes=1)
+        want = np.block([[np.asarray(to_tangent(jq[0])), np.asarray(to_tangent(jq[1])), np.asarray(to_tangent(jq[2]))],
+                         [np.asarray(jqd[0]), np.asarray(jqd[1]), np.asarray(jqd[2])]])
+        got = np.concatenate([np.asarray(dx[s]), np.asarray(du[s])], axis=1)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-11 * (1.0 + np.abs(want).max()))
+
+
+def test_step_derivatives_refuse_bad_input(jax_handle):
+    h = jax_handle("iiwa")
+    q0, qd0, u = _start(h, 12, (2,), 1)
+    with pytest.raises(ValueError, match="method must be one of"):
+        h.step_derivatives(q0, qd0, u[:, 0], 0.01, method="euler")
+    with pytest.raises(ValueError, match="dt must be a scalar or have q's batch shape"):
+        h.step_derivatives(q0, qd0, u[:, 0], np.ones(3))
+    with pytest.raises(NotImplementedError, match="needs derivatives of an order"):
+        jax.grad(lambda u: jnp.sum(h.step_derivatives(q0, qd0, u, 0.01)[2]))(jnp.asarray(u[:, 0]))

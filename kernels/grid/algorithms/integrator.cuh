@@ -23,6 +23,7 @@
 #pragma once
 
 #include "grid/algorithms/aba.cuh"
+#include "grid/algorithms/directions.cuh"
 #include "grid/algorithms/rnea_gradient.cuh"
 #include "grid/dual.cuh"
 #include "grid/model.cuh"
@@ -95,10 +96,10 @@ GRID_ROLLOUT_PIECE void accelerate(S* a, const S* q, const S* qd, const S* u, Ve
     aba<R>(ThreadScope{}, a, q, qd, u, st, gravity);
 }
 
-// q_out (NQ) = q ⊕ v (NV).
-template <class R, typename S>
-GLASS_HD void integrate_configuration(S* q_out, const S* q, const S* v) {
-    forward_sweep<R>(ThreadScope{}, [&](auto i) {
+// q_out (NQ) = q ⊕ v (NV), each joint by the thread of the scope that owns its body.
+template <class R, typename S, class Scope>
+GLASS_HD void integrate_configuration(const Scope& scope, S* q_out, const S* q, const S* v) {
+    forward_sweep<R>(scope, [&](auto i) {
         const auto j = joint<R>(i);
         using J = decltype(j);
         if constexpr (J::kind == JOINT_FREE_FLYER) {
@@ -167,49 +168,158 @@ GLASS_HD void configuration_tangent_vjp(T* gq, const T* q, const T* gtheta) {
     });
 }
 
-// One step of `method` (valid_integrator_method) from (q, qd) under u: (q1, qd1). S is a float type or a dual
-// number; st is the articulated-body algorithm's state.
+// The integrator's state: registers in ThreadScope, the group's scratch in GroupScope.
+template <class R, typename T>
+struct IntegratorState {
+    T a[R::NV];      // the stage's acceleration
+    T v[R::NV];      // the stage's velocity
+    T w[R::NV];      // the configuration step to the stage
+    T sum_v[R::NV];  // RK4's weighted sums of the stages' velocities and accelerations
+    T sum_a[R::NV];
+    T p[R::NQ];      // the stage's configuration
+    AbaState<R, T> aba;
+};
+
+// One step of `method` (valid_integrator_method; any other runs RK4) from (q, qd) under u held over the
+// step dt[0]: q_next (NQ), qd_next (NV). S is a float type or a dual number. One call site of the
+// articulated-body algorithm serves every stage.
+template <class R, typename S, class Scope>
+GLASS_HD void integrator(const Scope& scope, S* q_next, S* qd_next, const S* q, const S* qd, const S* u, const S* dt,
+                         IntegratorState<R, S>& st, int method, Vec3<S> gravity) {
+    constexpr int NV = R::NV;
+    const S h = dt[0];
+    const S half = S(0.5) * h, sixth = h / S(6.0);
+    for (int stage = 1;; ++stage) {
+        aba<R>(scope, st.a, stage == 1 ? q : st.p, stage == 1 ? qd : st.v, u, st.aba, gravity);
+        scope.sync();
+        if (method == INTEGRATOR_SEMI_IMPLICIT) {
+            for_each_item<NV>(scope, [&](int k) {
+                qd_next[k] = qd[k] + h * st.a[k];
+                st.w[k] = h * qd_next[k];
+            });
+            break;
+        }
+        // RK4: v_k = qd + c·dt·a_{k-1} at p_k = q ⊕ c·dt·v_{k-1}; the sums weigh the stages 1, 2, 2, 1
+        for_each_item<NV>(scope, [&](int k) {
+            if (stage == 1) {
+                st.sum_v[k] = qd[k];
+                st.sum_a[k] = st.a[k];
+            } else {
+                const S weight = stage == 4 ? S(1.0) : S(2.0);
+                st.sum_v[k] = st.sum_v[k] + weight * st.v[k];
+                st.sum_a[k] = st.sum_a[k] + weight * st.a[k];
+            }
+            if (stage < 4) {
+                const S step = stage == 3 ? h : half;
+                st.w[k] = step * (stage == 1 ? qd[k] : st.v[k]);
+                st.v[k] = qd[k] + step * st.a[k];
+            } else {
+                st.w[k] = sixth * st.sum_v[k];
+                qd_next[k] = qd[k] + sixth * st.sum_a[k];
+            }
+        });
+        scope.sync();
+        if (stage == 4) break;
+        integrate_configuration<R>(scope, st.p, q, st.w);
+        scope.sync();
+    }
+    scope.sync();
+    integrate_configuration<R>(scope, q_next, q, st.w);
+    scope.sync();
+}
+
+// integrator for one thread: q1 (NQ), qd1 (NV) one step of `method` from (q, qd) under u.
 template <class R, typename S>
 GRID_ROLLOUT_PIECE void integrator_step(int method, S* q1, S* qd1, const S* q, const S* qd, const S* u, S dt,
-                              Vec3<S> gravity, AbaState<R, S>& st) {
+                                        Vec3<S> gravity, IntegratorState<R, S>& st) {
+    integrator<R>(ThreadScope{}, q1, qd1, q, qd, u, &dt, st, method, gravity);
+}
+
+// theta (NV) = C·dq, the tangent coordinates of a configuration change dq (NQ) at q: the identity for
+// one-coordinate joints; for a free-flyer v_lin = Rᵀ·dp and ω = 2·Im(conj(quat) ⊗ dquat)/|quat|² (the
+// transpose of configuration_tangent_vjp).
+template <class R, typename T>
+GLASS_HD void configuration_tangent(T* theta, const T* q, const T* dq) {
+    forward_sweep<R>(ThreadScope{}, [&](auto i) {
+        const auto j = joint<R>(i);
+        using J = decltype(j);
+        if constexpr (J::kind == JOINT_FREE_FLYER) {
+            const T x = q[j.q + 3], y = q[j.q + 4], z = q[j.q + 5], w = q[j.q + 6];
+            const T s = T(2) / (x * x + y * y + z * z + w * w);
+            const T rot[9] = {T(1) - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
+                              s * (x * y + z * w), T(1) - s * (x * x + z * z), s * (y * z - x * w),
+                              s * (x * z - y * w), s * (y * z + x * w), T(1) - s * (x * x + y * y)};
+            const T* dp = dq + j.q;
+            const T dx = dq[j.q + 3], dy = dq[j.q + 4], dz = dq[j.q + 5], dw = dq[j.q + 6];
+            for (int c = 0; c < 3; ++c) theta[j.v + c] = rot[c] * dp[0] + rot[3 + c] * dp[1] + rot[6 + c] * dp[2];
+            // s·(w·dv − dw·u − u×dv)
+            theta[j.v + 3] = s * (w * dx - dw * x - (y * dz - z * dy));
+            theta[j.v + 4] = s * (w * dy - dw * y - (z * dx - x * dz));
+            theta[j.v + 5] = s * (w * dz - dw * z - (x * dy - y * dx));
+        } else {
+            for (int k = 0; k < J::nv; ++k) theta[j.v + k] = dq[j.q + k];
+        }
+    });
+}
+
+// Column `item` of the step's Jacobian [∂x₁/∂x | ∂x₁/∂u] in tangent coordinates, x = (θ, qd) with θ the
+// tangent of q (q ⊕ θ) and x₁ = (θ₁, qd₁) at q₁: one dual-number run of the step seeded along tangent direction
+// item of q (item < NV), velocity coordinate item − NV, or effort item − 2·NV. q_next and qd_next receive
+// the step itself.
+template <class R, typename T>
+GLASS_HD void integrator_direction(T* col, T* q_next, T* qd_next, int item, const T* q, const T* qd, const T* u,
+                                   const T* dt, int method, Vec3<T> gravity) {
     constexpr int NV = R::NV, NQ = R::NQ;
-    S a[NV];
-    accelerate<R>(a, q, qd, u, gravity, st);
-    if (method == INTEGRATOR_SEMI_IMPLICIT) {
-        S v[NV];
-        for (int k = 0; k < NV; ++k) {
-            qd1[k] = qd[k] + dt * a[k];
-            v[k] = dt * qd1[k];
-        }
-        integrate_configuration<R>(q1, q, v);
-        return;
+    const int along = item / NV, b = item % NV;  // 0: q, 1: qd, 2: u
+    Dual<T> dq[NQ], dqd[NV], du[NV], q1[NQ], qd1[NV];
+    seed_direction<R>(dq, dqd, du, q, qd, u, along == 0, b);
+    if (along == 2) {
+        dqd[b].d = T(0);
+        du[b].d = T(1);
     }
-    const S half = S(0.5) * dt, sixth = dt / S(6.0);
-    S vk[NV], w[NV], p[NQ], sum_v[NV], sum_a[NV];
+    IntegratorState<R, Dual<T>> st;
+    integrator_step<R>(method, q1, qd1, dq, dqd, du, Dual<T>(dt[0], T(0)), dual_gravity(gravity), st);
+    T moved[NQ];
+    for (int k = 0; k < NQ; ++k) {
+        moved[k] = q1[k].d;
+        q_next[k] = q1[k].v;
+    }
+    configuration_tangent<R>(col, q_next, moved);
     for (int k = 0; k < NV; ++k) {
-        sum_v[k] = qd[k];
-        sum_a[k] = a[k];
+        col[NV + k] = qd1[k].d;
+        qd_next[k] = qd1[k].v;
     }
-    // stages 2, 3, 4: v_k = qd + c·dt·a_{k-1}, a_k = a(q ⊕ c·dt·v_{k-1}, v_k)
-    for (int stage = 2; stage <= 4; ++stage) {
-        const S step = stage == 4 ? dt : half;
-        const S weight = stage == 4 ? S(1.0) : S(2.0);
-        for (int k = 0; k < NV; ++k) {
-            w[k] = step * (stage == 2 ? qd[k] : vk[k]);
-            vk[k] = qd[k] + step * a[k];
+}
+
+// The directions run in each thread's own registers; the group shares nothing.
+template <class R, typename T>
+struct IntegratorGradientState {
+    T unused;
+};
+
+// One step and its Jacobians in tangent coordinates (integrator_direction): q_next (NQ), qd_next (NV),
+// dxnext_dx ([2·NV, 2·NV] row-major, row = (θ₁, qd₁) index, column = (θ, qd) direction) and dxnext_du
+// ([2·NV, NV]), one direction per item of the scope (3·NV of them).
+template <class R, typename T, class S>
+GLASS_HD void integrator_gradient(const S& scope, T* q_next, T* qd_next, T* dxnext_dx, T* dxnext_du, const T* q,
+                                  const T* qd, const T* u, const T* dt, IntegratorGradientState<R, T>& st,
+                                  int method, Vec3<T> gravity) {
+    (void)st;
+    constexpr int NV = R::NV, NQ = R::NQ, NX = 2 * R::NV;
+    for_each_item<3 * NV>(scope, [&](int item) {
+        T col[NX], qn[NQ], qdn[NV];
+        integrator_direction<R>(col, qn, qdn, item, q, qd, u, dt, method, gravity);
+        if (item < NX) {
+            for (int r = 0; r < NX; ++r) dxnext_dx[r * NX + item] = col[r];
+        } else {
+            for (int r = 0; r < NX; ++r) dxnext_du[r * NV + item - NX] = col[r];
         }
-        integrate_configuration<R>(p, q, w);
-        accelerate<R>(a, p, vk, u, gravity, st);
-        for (int k = 0; k < NV; ++k) {
-            sum_v[k] = sum_v[k] + weight * vk[k];
-            sum_a[k] = sum_a[k] + weight * a[k];
+        if (item == 0) {
+            for (int k = 0; k < NQ; ++k) q_next[k] = qn[k];
+            for (int k = 0; k < NV; ++k) qd_next[k] = qdn[k];
         }
-    }
-    for (int k = 0; k < NV; ++k) {
-        w[k] = sixth * sum_v[k];
-        qd1[k] = qd[k] + sixth * sum_a[k];
-    }
-    integrate_configuration<R>(q1, q, w);
+    });
+    scope.sync();
 }
 
 // Reverse mode of forward dynamics a = FD(q, qd, u) at a state: for the cotangent ga (NV) of a, gq (NQ) +=
@@ -289,7 +399,7 @@ GLASS_HD void integrator_step_vjp(int method, T* gq, T* gqd, T* gu, T& gdt, cons
             w[s - 1][k] = step * v[s - 1][k];
             v[s][k] = qd[k] + step * a[s - 1][k];
         }
-        integrate_configuration<R>(p[s - 1], q, w[s - 1]);
+        integrate_configuration<R>(ThreadScope{}, p[s - 1], q, w[s - 1]);
         accelerate<R>(a[s], p[s - 1], v[s], u, gravity, st.aba);
     }
     T sum_v[NV], sum_a[NV];
@@ -340,7 +450,7 @@ GLASS_HD void rollout(int method, int steps, T* qs, T* qds, const T* q0, const T
     T q[NQ], qd[NV];
     for (int k = 0; k < NQ; ++k) q[k] = q0[k];
     for (int k = 0; k < NV; ++k) qd[k] = qd0[k];
-    AbaState<R, T> st;
+    IntegratorState<R, T> st;
     for (int t = 0; t < steps; ++t) {
         T* q1 = qs + size_t(t) * NQ;
         T* qd1 = qds + size_t(t) * NV;
@@ -361,7 +471,7 @@ GLASS_HD void rollout_tangent(int method, int steps, T* dqs, T* dqds, const T* q
     for (int k = 0; k < NQ; ++k) q[k] = D(q0[k], dq0[k]);
     for (int k = 0; k < NV; ++k) qd[k] = D(qd0[k], dqd0[k]);
     const D h(dt, ddt);
-    AbaState<R, D> st;
+    IntegratorState<R, D> st;
     for (int t = 0; t < steps; ++t) {
         for (int k = 0; k < NV; ++k) uu[k] = D(u[size_t(t) * NV + k], du[size_t(t) * NV + k]);
         integrator_step<R>(method, q1, qd1, q, qd, uu, h, dual_gravity(gravity), st);
