@@ -48,16 +48,145 @@ func (tc Toolchain) includes(dir string) []string {
 	return []string{"-I", tc.path("kernels"), "-I", dir, "-isystem", tc.FFIInclude}
 }
 
-// CompileCPU compiles the host handler library of the robot built in dir (handlers grid_<algo>_cpu).
+// handlerOpt is the optimisation of the CPU handler unit (xla_ffi/ffi_cpu.cc): the XLA FFI binding
+// templates take the compiler as long at -O2 as a small robot's kernels, while a handler only checks the
+// buffers and hands chunks of the batch to the host wrappers, which compile at -O2 in their own units.
+const handlerOpt = "-O1"
+
+// secondOrder are the entry points that share the dual-number second-order algorithms: one unit compiles
+// them, so the shared code is compiled once, while the other entry points compile in another unit.
+var secondOrder = map[string]bool{"IDSVA_SO": true, "FDSVA_SO": true}
+
+// CompileCPU compiles the host handler library of the robot built in dir (handlers grid_<algo>_cpu) from
+// separate translation units compiled in parallel and linked: the handlers, the second-order entry points
+// and every other entry point (GRID_SEPARATE_ENTRIES; see emitSeparateHostInstantiation). Grouping the
+// entry points by the code they share keeps the compiler's total work near one unit's, while the units
+// compile side by side. The objects are removed after the link.
 func (tc Toolchain) CompileCPU(dir, robot string) error {
+	start := time.Now()
 	cxx := tc.CXX
 	if cxx == "" {
 		cxx = "c++"
 	}
-	args := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
-		"-fvisibility-inlines-hidden", "-Wall", "-Wextra", define(robot)}, tc.includes(dir)...)
-	args = append(args, tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc")))
-	return compileLibrary(cxx, args, filepath.Join(dir, CPULibrary))
+	lib := filepath.Join(dir, CPULibrary)
+	entries, err := headerEntries(dir)
+	if err != nil {
+		return err
+	}
+	objDir := filepath.Join(dir, "cpu_objects")
+	if err := os.RemoveAll(objDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(objDir, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(objDir)
+	common := append([]string{"-std=c++17", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
+		"-Wall", "-Wextra", define(robot), "-DGRID_SEPARATE_ENTRIES", "-c"}, tc.includes(dir)...)
+	units := []unit{{src: tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc")), obj: filepath.Join(objDir, "handlers.o"),
+		args: append([]string{handlerOpt}, common...)}}
+	var first, second []string
+	for _, e := range entries {
+		if secondOrder[e] {
+			second = append(second, e)
+		} else {
+			first = append(first, e)
+		}
+	}
+	for _, g := range []struct {
+		name    string
+		entries []string
+	}{{"entries", first}, {"second_order", second}} {
+		if len(g.entries) == 0 {
+			continue // a rolled robot has no second-order entry points
+		}
+		var text strings.Builder
+		for _, e := range g.entries {
+			text.WriteString("#define GRID_ENTRY_" + e + "\n")
+		}
+		text.WriteString("#include \"grid.cuh\"\n")
+		src := filepath.Join(objDir, g.name+".cc")
+		if err := os.WriteFile(src, []byte(text.String()), 0o644); err != nil {
+			return err
+		}
+		units = append(units, unit{src: src, obj: filepath.Join(objDir, g.name+".o"), args: append([]string{"-O2"}, common...)})
+	}
+	if err := tc.compileUnits(cxx, lib, units); err != nil {
+		return err
+	}
+	link := []string{"-shared"}
+	for _, u := range units {
+		link = append(link, u.obj)
+	}
+	if err := compileLibrary(cxx, link, lib); err != nil {
+		return err
+	}
+	fmt.Printf("%s: compiled and linked in %v\n", lib, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// headerEntries lists the entry points of the grid.cuh in dir by their separate-build guards.
+func headerEntries(dir string) ([]string, error) {
+	header, err := os.ReadFile(filepath.Join(dir, HeaderFile))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, m := range entryGuard.FindAllStringSubmatch(string(header), -1) {
+		seen[m[1]] = true
+	}
+	entries := make([]string, 0, len(seen))
+	for e := range seen {
+		entries = append(entries, e)
+	}
+	sort.Strings(entries)
+	return entries, nil
+}
+
+// unit is one translation unit: its source, its object and the compiler's options for it.
+type unit struct {
+	src, obj string
+	args     []string
+}
+
+// compileUnits compiles units with compiler, tc.Jobs (default: the CPUs) at a time, and reports every
+// failure with the compiler's output.
+func (tc Toolchain) compileUnits(compiler, lib string, units []unit) error {
+	jobs := tc.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	fmt.Printf("== %s: %d translation units, %d at a time\n", filepath.Base(lib), len(units), jobs)
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed []string
+	for _, u := range units {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t := time.Now()
+			args := append(append([]string{}, u.args...), u.src, "-o", u.obj)
+			out, err := exec.Command(compiler, args...).CombinedOutput()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed = append(failed, fmt.Sprintf("%s %s: %v\n%s", compiler, strings.Join(args, " "), err, out))
+				return
+			}
+			if len(out) > 0 {
+				os.Stdout.Write(out)
+			}
+			fmt.Printf("  %s in %v\n", filepath.Base(u.obj), time.Since(t).Round(100*time.Millisecond))
+		}()
+	}
+	wg.Wait()
+	if len(failed) > 0 {
+		return fmt.Errorf("compiling %s with %s:\n%s", lib, compiler, strings.Join(failed, "\n"))
+	}
+	return nil
 }
 
 // CUDAArgs are nvcc's options for a robot's CUDA library (all but the sources and the output), with the
@@ -88,19 +217,10 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	start := time.Now()
 	lib := filepath.Join(dir, CUDALibrary)
 	args := tc.CUDAArgs(robot, tc.includes(dir))
-	header, err := os.ReadFile(filepath.Join(dir, HeaderFile))
+	entries, err := headerEntries(dir)
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for _, m := range entryGuard.FindAllStringSubmatch(string(header), -1) {
-		seen[m[1]] = true
-	}
-	var entries []string
-	for e := range seen {
-		entries = append(entries, e)
-	}
-	sort.Strings(entries)
 	objDir := filepath.Join(dir, "cuda_objects")
 	if err := os.RemoveAll(objDir); err != nil {
 		return err
@@ -108,8 +228,7 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	if err := os.MkdirAll(objDir, 0o755); err != nil {
 		return err
 	}
-	type unit struct{ src, obj string }
-	units := []unit{{tc.path(filepath.Join("xla_ffi", "ffi_cuda.cu")), filepath.Join(objDir, "handlers.o")}}
+	units := []unit{{src: tc.path(filepath.Join("xla_ffi", "ffi_cuda.cu")), obj: filepath.Join(objDir, "handlers.o")}}
 	for _, e := range entries {
 		for _, p := range precisions {
 			src := filepath.Join(objDir, strings.ToLower(e)+"."+p.suffix+".cu")
@@ -117,7 +236,7 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 			if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
 				return err
 			}
-			units = append(units, unit{src, strings.TrimSuffix(src, ".cu") + ".o"})
+			units = append(units, unit{src: src, obj: strings.TrimSuffix(src, ".cu") + ".o"})
 		}
 	}
 	compile := make([]string, 0, len(args)+1)
@@ -127,39 +246,12 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 		}
 	}
 	compile = append(compile, "-DGRID_SEPARATE_ENTRIES", "-c")
-	jobs := tc.Jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
+	for i := range units {
+		units[i].args = compile
 	}
-	fmt.Printf("== %s: %d translation units, %d at a time\n%s %s <unit> -o <unit>.o\n", filepath.Base(lib), len(units), jobs,
-		tc.NVCC, strings.Join(compile, " "))
-	sem := make(chan struct{}, jobs)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failed []string
-	for _, u := range units {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			t := time.Now()
-			out, err := exec.Command(tc.NVCC, append(append([]string{}, compile...), u.src, "-o", u.obj)...).CombinedOutput()
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failed = append(failed, fmt.Sprintf("%s: %v\n%s", u.src, err, out))
-				return
-			}
-			if len(out) > 0 {
-				os.Stdout.Write(out)
-			}
-			fmt.Printf("  %s in %v\n", filepath.Base(u.obj), time.Since(t).Round(time.Second))
-		}()
-	}
-	wg.Wait()
-	if len(failed) > 0 {
-		return fmt.Errorf("compiling %s with %s:\n%s", lib, tc.NVCC, strings.Join(failed, "\n"))
+	fmt.Printf("%s %s <unit> -o <unit>.o\n", tc.NVCC, strings.Join(compile, " "))
+	if err := tc.compileUnits(tc.NVCC, lib, units); err != nil {
+		return err
 	}
 	linkArgs := []string{"-shared", "-cudart", "static"}
 	for i := 0; i < len(args); i++ { // the targets, so that nvcc links the device code of each
