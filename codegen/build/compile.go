@@ -23,7 +23,8 @@ type Toolchain struct {
 	FFIInclude string
 	// Arch, when set (e.g. "sm_90"), is the only GPU target; otherwise sm_80, sm_90 and compute_90 PTX.
 	Arch string
-	// Jobs caps the parallel CUDA compiles (default: the CPUs).
+	// Jobs caps the compilers a library build runs at once (default: the CPUs); 1 builds the CPU library
+	// from one translation unit.
 	Jobs int
 	// Root is the repository root (kernels/ and xla_ffi/); "" means the working directory.
 	Root string
@@ -57,11 +58,12 @@ const handlerOpt = "-O1"
 // them, so the shared code is compiled once, while the other entry points compile in another unit.
 var secondOrder = map[string]bool{"IDSVA_SO": true, "FDSVA_SO": true}
 
-// CompileCPU compiles the host handler library of the robot built in dir (handlers grid_<algo>_cpu) from
-// separate translation units compiled in parallel and linked: the handlers, the second-order entry points
-// and every other entry point (GRID_SEPARATE_ENTRIES; see emitSeparateHostInstantiation). Grouping the
-// entry points by the code they share keeps the compiler's total work near one unit's, while the units
-// compile side by side. The objects are removed after the link.
+// CompileCPU compiles the host handler library of the robot built in dir (handlers grid_<algo>_cpu). With
+// more than one job (tc.Jobs, default the CPUs) it compiles three translation units side by side and links
+// them: the handlers, the second-order entry points and every other entry point (GRID_SEPARATE_ENTRIES; see
+// emitSeparateHostInstantiation), grouped by the code they share. Split, the compiler does about a third
+// more work in total (inline code both groups use is compiled in each), so with one job, or where the caller
+// already runs builds side by side, one unit is faster. The objects are removed after the link.
 func (tc Toolchain) CompileCPU(dir, robot string) error {
 	start := time.Now()
 	cxx := tc.CXX
@@ -69,6 +71,11 @@ func (tc Toolchain) CompileCPU(dir, robot string) error {
 		cxx = "c++"
 	}
 	lib := filepath.Join(dir, CPULibrary)
+	if tc.jobs() == 1 {
+		args := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
+			"-fvisibility-inlines-hidden", "-Wall", "-Wextra", define(robot)}, tc.includes(dir)...)
+		return compileLibrary(cxx, append(args, tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc"))), lib)
+	}
 	entries, err := headerEntries(dir)
 	if err != nil {
 		return err
@@ -143,6 +150,14 @@ func headerEntries(dir string) ([]string, error) {
 	return entries, nil
 }
 
+// jobs is how many compilers a build runs at once: tc.Jobs, else the CPUs.
+func (tc Toolchain) jobs() int {
+	if tc.Jobs > 0 {
+		return tc.Jobs
+	}
+	return runtime.NumCPU()
+}
+
 // unit is one translation unit: its source, its object and the compiler's options for it.
 type unit struct {
 	src, obj string
@@ -152,10 +167,7 @@ type unit struct {
 // compileUnits compiles units with compiler, tc.Jobs (default: the CPUs) at a time, and reports every
 // failure with the compiler's output.
 func (tc Toolchain) compileUnits(compiler, lib string, units []unit) error {
-	jobs := tc.Jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
-	}
+	jobs := tc.jobs()
 	fmt.Printf("== %s: %d translation units, %d at a time\n", filepath.Base(lib), len(units), jobs)
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
