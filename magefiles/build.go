@@ -29,8 +29,8 @@ const (
 // Flags: -floating adds a free-flyer base; -out=DIR overrides build/<urdf stem>; -cuda also builds the CUDA
 // library; -roll=auto|always|never and -tier=shared|lite|minimal as for Gen. The XLA FFI headers come from $GRID_FFI_INCLUDE, the oldest
 // supported jaxlib's (.venv/ffi-include) or the jax in .venv (`go tool mage venv`); nvcc from $NVCC, PATH or
-// .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX or c++; $GRID_BUILD_JOBS caps the parallel CUDA
-// compiles.
+// .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX or c++; $GRID_BUILD_JOBS caps the compilers each
+// library runs at once (default the CPUs; 1 compiles the CPU library as one unit, the least work in total).
 func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string) error {
 	_, err := buildRobot(urdfPath, floating, out, cuda, roll, tier)
 	return err

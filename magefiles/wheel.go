@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -39,9 +38,11 @@ func readBundled() ([]bundledEntry, error) {
 	return cfg.Robots, nil
 }
 
-// Wheel builds dist/grid_rbd-<version>-py3-none-<platform>.whl: the Python package and, for every robot
-// in python/grid_rbd/robots/bundled.json, its metadata with CPU and CUDA (sm_80, sm_90 and PTX)
-// libraries, the generator run-time builds use (grid_rbd/_bin) and the kernel sources (grid_rbd/_src).
+// Wheel builds dist/grid_rbd_cuda-<version>-py3-none-<platform>.whl (with -nocuda
+// dist/grid_rbd-<version>-...): the Python package and, for every robot in
+// python/grid_rbd/robots/bundled.json, its metadata with CPU and CUDA (sm_80, sm_90 and PTX) libraries, the
+// generator run-time builds use (grid_rbd/_bin) and the kernel sources (grid_rbd/_src); the metadata comes
+// from pyproject.toml and README.md (docs/packaging.md).
 // The platform tag is manylinux_2_28_x86_64 where an ELF check of its binaries allows it (wheel.CheckManylinux228:
 // a build on a toolchain as old as that policy), else linux_x86_64, saying why. Flags: -nocuda builds a
 // CPU-only wheel; -out=DIR writes it there instead of dist/.
@@ -51,7 +52,7 @@ func Wheel(nocuda *bool, out *string) error {
 	if err != nil {
 		return err
 	}
-	version, requires, err := projectInfo("pyproject.toml")
+	project, err := readProject()
 	if err != nil {
 		return err
 	}
@@ -116,11 +117,15 @@ func Wheel(nocuda *bool, out *string) error {
 	if out != nil && *out != "" {
 		dist = *out
 	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		return err
+	}
 	path, err := wheel.Write(dist, wheel.Spec{
-		Name: "grid-rbd", Version: version, Tag: tag, RequiresPython: ">=3.12",
-		Summary:  "Fast, differentiable rigid-body dynamics compiled from URDF for JAX on GPU and CPU",
-		License:  "see the bundled robots' licence files",
-		Requires: requires, Files: files,
+		Name: wheelName(project.Name, cuda), Version: project.Version, Tag: tag,
+		Summary: project.Description, License: projectLicense, RequiresPython: project.RequiresPython,
+		Requires: project.Dependencies, Extras: project.Extras, Keywords: project.Keywords,
+		Classifiers: project.Classifiers, URLs: project.URLs, Description: string(readme), Files: files,
 	})
 	if err != nil {
 		return err
@@ -167,23 +172,26 @@ func runtimeBuildFiles() ([]wheel.File, error) {
 	return files, nil
 }
 
-// projectInfo reads the version and the dependency list from pyproject.toml's [project] table.
-func projectInfo(path string) (string, []string, error) {
-	data, err := os.ReadFile(path)
+// projectLicense is the wheel's License field: the project declares no licence of its own yet; the robot
+// descriptions it bundles carry theirs.
+const projectLicense = "No licence declared for grid-rbd itself; the bundled robot descriptions carry their own " +
+	"(grid_rbd/robots/LICENSE.*: MIT for iiwa, BSD-3-Clause for go2)"
+
+// wheelName is the distribution name of a wheel: the CPU wheel takes pyproject.toml's name and the wheel that
+// also holds CUDA libraries that name with -cuda, so that the two never share a file name. A local version
+// label (0.1.0+cuda) would too, but a public index refuses local versions (PEP 440).
+func wheelName(name string, cuda bool) string {
+	if cuda {
+		return name + "-cuda"
+	}
+	return name
+}
+
+// readProject reads pyproject.toml's [project] tables, the wheels' metadata.
+func readProject() (wheel.Project, error) {
+	data, err := os.ReadFile("pyproject.toml")
 	if err != nil {
-		return "", nil, err
+		return wheel.Project{}, err
 	}
-	text := string(data)
-	v := regexp.MustCompile(`(?m)^version\s*=\s*"([^"]+)"`).FindStringSubmatch(text)
-	if v == nil {
-		return "", nil, fmt.Errorf("%s: no version", path)
-	}
-	deps := regexp.MustCompile(`(?ms)^dependencies\s*=\s*\[(.*?)\]`).FindStringSubmatch(text)
-	var requires []string
-	if deps != nil {
-		for _, m := range regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(deps[1], -1) {
-			requires = append(requires, m[1])
-		}
-	}
-	return v[1], requires, nil
+	return wheel.ReadProject(data)
 }

@@ -6,15 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/grid-rbd/grid-rbd/internal/roster"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 )
 
 // wheelCheck runs where a user of the wheel would: the package imported from the unpacked wheel, no
-// checkout, no Go. It builds a robot the wheel does not bundle with from_urdf and compares forward dynamics
-// and the mass matrix with Pinocchio's on random states.
+// checkout, no Go. For every robot on its command line (URDF, "fixed" or "floating", roll mode) it builds the
+// robot with from_urdf and compares forward dynamics and the mass matrix with Pinocchio's on random states;
+// then it checks that a bad URDF is a ValueError naming the element and the line.
 const wheelCheck = `
-import os, sys, time
+import os, re, sys, time
 import numpy as np
 import grid_rbd
 assert grid_rbd.__file__.startswith(os.environ["WHEEL_DIR"]), f"grid_rbd imported from {grid_rbd.__file__}"
@@ -23,37 +26,102 @@ jax.config.update("jax_enable_x64", True)
 import pinocchio as pin
 from grid_rbd.jax import JaxRobotHandle
 
-urdf = sys.argv[1]
-start = time.perf_counter()
-h = JaxRobotHandle.from_urdf(urdf)
-first = time.perf_counter() - start
-model = pin.buildModelFromUrdf(urdf)
-model.gravity.linear = np.array([0.0, 0.0, -9.81])
-data = model.createData()
-rng = np.random.default_rng(0)
-worst = 0.0
-for _ in range(4):
-    q, v, tau = rng.uniform(-1, 1, model.nq), rng.normal(size=model.nv), rng.normal(size=model.nv)
-    for got, want in ((h.forward_dynamics(q, v, tau), pin.aba(model, data, q, v, tau)),
-                      (h.mass_matrix(q), np.triu(pin.crba(model, data, q)) + np.triu(pin.crba(model, data, q), 1).T)):
-        worst = max(worst, float(np.abs(np.asarray(got) - want).max() / max(1.0, np.abs(want).max())))
-assert worst < 1e-9, worst
-print(f"from_urdf {os.path.basename(urdf)}: first use {first:.1f} s, max relative error {worst:.1e}, build {h.build_dir}")
+failed = []
+args = sys.argv[1:]
+for urdf, base, roll in zip(args[0::3], args[1::3], args[2::3]):
+    floating = base == "floating"
+    start = time.perf_counter()
+    h = JaxRobotHandle.from_urdf(urdf, floating=floating, roll=roll)
+    first = time.perf_counter() - start
+    # mimic joints are independent joints here, as Pinocchio's mimic=False has them
+    model = (pin.buildModelFromUrdf(urdf, pin.JointModelFreeFlyer(), mimic=False) if floating
+             else pin.buildModelFromUrdf(urdf, mimic=False))
+    model.gravity.linear = np.array([0.0, 0.0, -9.81])
+    data = model.createData()
+    assert (h.nq, h.nv) == (model.nq, model.nv), (urdf, h.nq, h.nv, model.nq, model.nv)
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for _ in range(4):
+        q, v, tau = rng.uniform(-1, 1, model.nq), rng.normal(size=model.nv), rng.normal(size=model.nv)
+        if floating:
+            q[3:7] = rng.normal(size=4)
+            q[3:7] /= np.linalg.norm(q[3:7])
+        M = pin.crba(model, data, q)
+        for got, want in ((h.forward_dynamics(q, v, tau), pin.aba(model, data, q, v, tau)),
+                          (h.mass_matrix(q), np.triu(M) + np.triu(M, 1).T)):
+            worst = max(worst, float(np.abs(np.asarray(got) - want).max() / max(1.0, np.abs(want).max())))
+    name = f"{os.path.basename(urdf)} ({base}, roll={roll})"
+    print(f"from_urdf {name}: first use {first:.1f} s, max relative error {worst:.1e}", flush=True)
+    if not worst < 1e-9:
+        failed.append(f"{name}: max relative error {worst:.1e}")
+
+bad = os.path.join(os.environ["HOME"], "bad.urdf")
+with open(bad, "w") as f:
+    f.write('<robot name="r">\n  <link name="a"/>\n  <joint name="j" type="revolute">\n'
+            '    <parent link="a"/><child link="b"/>\n  </joint>\n</robot>\n')
+try:
+    JaxRobotHandle.from_urdf(bad)
+    failed.append("a URDF whose joint names an undefined link was accepted")
+except ValueError as e:
+    if not re.search(r'line 3: joint "j" names link "b", which is not defined', str(e)):
+        failed.append(f"the bad URDF's message does not name the joint and its line: {e}")
+    print(f"bad URDF: ValueError: {e}")
+assert not failed, "\n".join(failed)
 `
+
+// wheelCase is one robot the wheel test builds: its URDF, its base and the roll mode.
+type wheelCase struct {
+	urdf     string
+	floating bool
+	roll     string
+}
+
+// wheelCases are every URDF of the shared robots, rolled (seconds to compile each; the floating base as the
+// roster has it), and hyq unrolled, the default for robots of its size: together the rolled and unrolled
+// descriptions, fixed and floating bases, through the wheel's generator and its compile.
+func wheelCases(t *testing.T) []wheelCase {
+	robots, err := roster.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	floating := map[string]bool{}
+	for _, r := range robots {
+		if file, ok := strings.CutPrefix(r.URDF, "shared:"); ok {
+			floating[file] = r.Floating
+		}
+	}
+	hyq := testrobots.Shared(t, "hyq.urdf")
+	urdfs, err := filepath.Glob(filepath.Join(filepath.Dir(hyq), "*.urdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []wheelCase{{urdf: hyq, roll: "never"}}
+	for _, u := range urdfs {
+		f, ok := floating[filepath.Base(u)]
+		if !ok {
+			t.Fatalf("%s is not in %s: add it there with its base (fixed or floating)", u, roster.File())
+		}
+		cases = append(cases, wheelCase{urdf: u, floating: f, roll: "always"})
+	}
+	return cases
+}
 
 // TestWheelBuildsRobotsFromURDF builds the CPU wheel (go tool mage wheel -nocuda), unpacks it with pip
 // outside the checkout and runs wheelCheck there with a PATH that holds neither go nor nvcc: the wheel's own
-// generator and kernel sources must suffice for a robot it does not bundle.
+// generator and kernel sources must suffice for robots it does not bundle.
 func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 	root, python := testEnvironment(t)
+	cases := wheelCases(t)
 	tmp := t.TempDir()
 	dist := filepath.Join(tmp, "dist")
+	start := time.Now()
 	if out, err := runIn(root, goTool(), "tool", "mage", "wheel", "-nocuda", "-out="+dist); err != nil {
 		t.Fatalf("go tool mage wheel -nocuda: %v\n%s", err, tail(string(out), 30))
 	}
+	t.Logf("wheel built in %v", time.Since(start).Round(time.Second))
 	wheels, _ := filepath.Glob(filepath.Join(dist, "*.whl"))
-	if len(wheels) != 1 {
-		t.Fatalf("expected one wheel in %s, found %v", dist, wheels)
+	if len(wheels) != 1 || !strings.HasPrefix(filepath.Base(wheels[0]), "grid_rbd-") {
+		t.Fatalf("expected one CPU wheel grid_rbd-*.whl in %s, found %v", dist, wheels)
 	}
 	site := filepath.Join(tmp, "site")
 	if out, err := runIn(tmp, python, "-m", "pip", "install", "--quiet", "--no-deps", "--target", site, wheels[0]); err != nil {
@@ -63,14 +131,25 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 	if err := os.WriteFile(script, []byte(wheelCheck), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(python, script, testrobots.Shared(t, "hyq.urdf"))
+	args := []string{script}
+	for _, c := range cases {
+		base := "fixed"
+		if c.floating {
+			base = "floating"
+		}
+		args = append(args, c.urdf, base, c.roll)
+	}
+	cmd := exec.Command(python, args...)
 	cmd.Dir = tmp
 	// no go and no nvcc: only the system's tools (the C++ compiler)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "PYTHONPATH=" + site, "WHEEL_DIR=" + site,
 		"GRID_RBD_CACHE=" + filepath.Join(tmp, "cache"), "JAX_PLATFORMS=cpu"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the wheel's from_urdf: %v\n%s", err, tail(string(out), 30))
+	// stderr apart: Pinocchio's URDF parser reports every visual element it skips there
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start = time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the wheel's from_urdf: %v\n%s\n%s", err, tail(stdout.String(), 20), tail(stderr.String(), 30))
 	}
-	t.Log(strings.TrimSpace(string(out)))
+	t.Logf("%d robots built and checked in %v:\n%s", len(cases), time.Since(start).Round(time.Second), strings.TrimSpace(stdout.String()))
 }

@@ -1,9 +1,12 @@
 package build_test
 
 import (
+	"debug/elf"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,5 +61,69 @@ func TestGenerateWritesTheBuildFolder(t *testing.T) {
 				t.Errorf("metadata: robot %q rolled %v", m.Robot, m.Rolled)
 			}
 		})
+	}
+}
+
+// TestCompileCPULinksSeparateUnits: the CPU library compiled from separate translation units exports a
+// handler and a workspace query for every algorithm of the metadata, and its units left no host wrapper
+// undefined (each is instantiated by one unit and linked in). The unrolled robot has every unit, the
+// second-order one included.
+func TestCompileCPULinksSeparateUnits(t *testing.T) {
+	include := filepath.Join(testrobots.RepoRoot(), ".venv", "ffi-include")
+	if _, err := os.Stat(filepath.Join(include, "xla", "ffi", "api", "ffi.h")); err != nil {
+		t.Skipf("no XLA FFI headers in %s (go tool mage venv): %v", include, err)
+	}
+	r, err := model.Load(testrobots.Own("branchy.urdf"), urdf.Options{}, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "robot")
+	out, err := build.Generate(r, dir, emit.Options{Roll: emit.RollNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := build.Toolchain{FFIInclude: include, Root: testrobots.RepoRoot(), Jobs: 2} // the split build on any machine
+	if err := tc.CompileCPU(dir, r.Name); err != nil {
+		t.Fatal(err)
+	}
+	m, err := emit.ParseMetadata(out.Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, a := range m.Algorithms {
+		want = append(want, "grid_"+a.Name+"_cpu", "grid_"+a.Name+"_cpu_workspace_bytes")
+	}
+	for _, t := range m.Trajectories { // the fused rollout handlers, with no workspace
+		want = append(want, "grid_"+t+"_cpu")
+	}
+	sort.Strings(want)
+	lib, err := elf.Open(filepath.Join(dir, build.CPULibrary))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	syms, err := lib.DynamicSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exported, undefinedGrid []string
+	for _, s := range syms {
+		switch {
+		case s.Section == elf.SHN_UNDEF && strings.HasPrefix(s.Name, "_ZN4grid"):
+			undefinedGrid = append(undefinedGrid, s.Name)
+		case s.Section != elf.SHN_UNDEF && strings.HasPrefix(s.Name, "grid_"):
+			exported = append(exported, s.Name)
+		}
+	}
+	sort.Strings(exported)
+	if d := cmp.Diff(want, exported); d != "" {
+		t.Errorf("exported handlers (-want +got):\n%s", d)
+	}
+	if len(undefinedGrid) > 0 {
+		t.Errorf("grid symbols left undefined: %v", undefinedGrid)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cpu_objects")); !os.IsNotExist(err) {
+		t.Errorf("the objects were not removed after the link: %v", err)
 	}
 }

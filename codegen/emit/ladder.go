@@ -573,7 +573,25 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("return Status::ok();")
 		w.line("#endif")
 	})
+	e.emitSeparateHostInstantiation(w, append(hdecl, pdecl...))
 	w.blank()
+}
+
+// emitSeparateHostInstantiation is emitSeparateInstantiation for the host build's wrapper: with
+// GRID_SEPARATE_ENTRIES defined, the unit that defines GRID_ENTRY_<NAME> (narrowed by GRID_ENTRY_ONLY_FLOAT
+// or GRID_ENTRY_ONLY_DOUBLE) instantiates the host wrapper and every other unit, the FFI handlers' included,
+// only declares it, so that the CPU library's entry points compile side by side as the CUDA kernels do.
+func (e *entry) emitSeparateHostInstantiation(w *writer, params []string) {
+	guard := "GRID_ENTRY_" + e.upper()
+	for _, p := range []struct{ t, other string }{{"float", "DOUBLE"}, {"double", "FLOAT"}} {
+		decl := fmt.Sprintf("template Status %s<%s>(%s, int num_samples);", e.name, p.t,
+			typeParam.ReplaceAllString(strings.Join(params, ", "), p.t))
+		w.line("#if !defined(__CUDACC__) && defined(GRID_SEPARATE_ENTRIES) && defined(%s) && !defined(GRID_ENTRY_ONLY_%s)", guard, p.other)
+		w.line("%s", decl)
+		w.line("#elif !defined(__CUDACC__) && defined(GRID_SEPARATE_ENTRIES)")
+		w.line("extern %s", decl)
+		w.line("#endif")
+	}
 }
 
 // emitSeparateInstantiation lets a CUDA build compile each entry point in its own translation units, in

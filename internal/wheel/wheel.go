@@ -32,6 +32,14 @@ type Spec struct {
 	RequiresPython string
 	// Requires lists Requires-Dist entries such as "jax>=0.11".
 	Requires []string
+	// Extras are optional-dependency groups (Provides-Extra, and Requires-Dist with an extra marker); an
+	// extra with no requirements is declared all the same, so that installing it is not an error.
+	Extras                []Extra
+	Keywords, Classifiers []string
+	// URLs are Project-URL entries (label, URL).
+	URLs [][2]string
+	// Description is the long description (Markdown), the METADATA's body.
+	Description string
 	// Tag is the compatibility tag, python-abi-platform (e.g. "py3-none-linux_x86_64").
 	Tag   string
 	Files []File
@@ -53,14 +61,39 @@ func (s *Spec) metadata() []byte {
 	if s.Summary != "" {
 		fmt.Fprintf(&b, "Summary: %s\n", s.Summary)
 	}
+	if len(s.Keywords) > 0 {
+		fmt.Fprintf(&b, "Keywords: %s\n", strings.Join(s.Keywords, ","))
+	}
 	if s.License != "" {
 		fmt.Fprintf(&b, "License: %s\n", s.License)
+	}
+	for _, u := range s.URLs {
+		fmt.Fprintf(&b, "Project-URL: %s, %s\n", u[0], u[1])
+	}
+	for _, c := range s.Classifiers {
+		fmt.Fprintf(&b, "Classifier: %s\n", c)
 	}
 	if s.RequiresPython != "" {
 		fmt.Fprintf(&b, "Requires-Python: %s\n", s.RequiresPython)
 	}
 	for _, r := range s.Requires {
 		fmt.Fprintf(&b, "Requires-Dist: %s\n", r)
+	}
+	for _, e := range s.Extras {
+		fmt.Fprintf(&b, "Provides-Extra: %s\n", e.Name)
+		for _, r := range e.Requires {
+			marker := fmt.Sprintf("extra == \"%s\"", e.Name)
+			if req, m, ok := strings.Cut(r, ";"); ok { // a requirement with its own marker
+				r, marker = strings.TrimSpace(req), "("+strings.TrimSpace(m)+") and "+marker
+			}
+			fmt.Fprintf(&b, "Requires-Dist: %s; %s\n", r, marker)
+		}
+	}
+	if s.Description != "" {
+		fmt.Fprintf(&b, "Description-Content-Type: text/markdown\n\n%s", s.Description)
+		if !strings.HasSuffix(s.Description, "\n") {
+			b.WriteByte('\n')
+		}
 	}
 	return []byte(b.String())
 }

@@ -94,3 +94,42 @@ func TestWheelRejectsBadSpecs(t *testing.T) {
 		}
 	}
 }
+
+// METADATA carries the project's description, URLs, classifiers and extras as core metadata 2.1 fields:
+// an extra's requirements get the extra marker (joined to a marker of their own), and an extra without
+// requirements is still declared.
+func TestWheelMetadataFields(t *testing.T) {
+	spec := Spec{Name: "grid-rbd-cuda", Version: "0.1.0", Tag: "py3-none-linux_x86_64", Summary: "dynamics",
+		License: "none declared", RequiresPython: ">=3.12", Requires: []string{"numpy"},
+		Keywords: []string{"robotics", "jax"}, Classifiers: []string{"Typing :: Typed"},
+		URLs: [][2]string{{"Source", "https://example.org/src"}},
+		Extras: []Extra{{Name: "demo", Requires: []string{"matplotlib", `tomli; python_version < "3.11"`}},
+			{Name: "cuda", Requires: []string{}}},
+		Description: "# grid-rbd\n\nText.\n"}
+	want := `Metadata-Version: 2.1
+Name: grid-rbd-cuda
+Version: 0.1.0
+Summary: dynamics
+Keywords: robotics,jax
+License: none declared
+Project-URL: Source, https://example.org/src
+Classifier: Typing :: Typed
+Requires-Python: >=3.12
+Requires-Dist: numpy
+Provides-Extra: demo
+Requires-Dist: matplotlib; extra == "demo"
+Requires-Dist: tomli; (python_version < "3.11") and extra == "demo"
+Provides-Extra: cuda
+Description-Content-Type: text/markdown
+
+# grid-rbd
+
+Text.
+`
+	if d := cmp.Diff(want, string(spec.metadata())); d != "" {
+		t.Errorf("METADATA (-want +got):\n%s", d)
+	}
+	if got := spec.FileName(); got != "grid_rbd_cuda-0.1.0-py3-none-linux_x86_64.whl" {
+		t.Errorf("file name %s", got)
+	}
+}

@@ -11,6 +11,9 @@ Builds are cached in ``$GRID_RBD_CACHE`` (default ``$XDG_CACHE_HOME/grid_rbd``, 
 keyed by the URDF's bytes, the flags, the package version and the generator itself; a build is written to a
 temporary folder and renamed into place under a file lock, so two processes building the same robot at once
 build it once and both load the same folder.
+
+The generator compiles the CPU library's translation units side by side on every CPU;
+``$GRID_BUILD_JOBS`` caps how many compilers it runs (1: one translation unit, the least work in total).
 """
 
 from __future__ import annotations
@@ -155,6 +158,10 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, rol
                    f"-roll={roll}"]
             if floating:
                 cmd.append("-floating")
+            if jobs := os.environ.get("GRID_BUILD_JOBS"):
+                if not jobs.isdigit() or int(jobs) < 1:
+                    raise BuildError(f"GRID_BUILD_JOBS={jobs!r} is not a positive integer")
+                cmd.append(f"-jobs={jobs}")
             proc = subprocess.run([*cmd, str(path.resolve())], capture_output=True, text=True, check=False)
             if proc.returncode == 2:
                 raise ValueError(proc.stderr.strip())

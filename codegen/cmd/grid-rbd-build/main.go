@@ -3,7 +3,7 @@
 // does, for machines without Go: the Python package runs it for JaxRobotHandle.from_urdf and
 // `python -m grid_rbd build`.
 //
-//	grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=auto|always|never] [-cxx CXX] URDF
+//	grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=auto|always|never] [-cxx CXX] [-jobs N] URDF
 //
 // ROOT holds kernels/ and xla_ffi/; -ffi-include the folder with xla/ffi/api/ffi.h (jax.ffi.include_dir()).
 // Exit status 2: the URDF or the flags are invalid (the message names the element and line); 1: anything
@@ -44,6 +44,7 @@ func run(args []string) error {
 	floating := fs.Bool("floating", false, "add a free-flyer base")
 	roll := fs.String("roll", "auto", "unrolled or rolled robot description: auto, always or never")
 	cxx := fs.String("cxx", "", "C++17 compiler (default c++)")
+	jobs := fs.Int("jobs", 0, "compilers run at once (default: the CPUs; 1 compiles one translation unit)")
 	if err := fs.Parse(args); err != nil {
 		return inputError{err}
 	}
@@ -62,7 +63,7 @@ func run(args []string) error {
 	if _, err := build.Generate(r, *out, emit.Options{Roll: mode}); err != nil {
 		return err
 	}
-	tc := build.Toolchain{CXX: *cxx, FFIInclude: *ffiInclude, Root: *src}
+	tc := build.Toolchain{CXX: *cxx, FFIInclude: *ffiInclude, Root: *src, Jobs: *jobs}
 	if err := tc.CompileCPU(*out, r.Name); err != nil {
 		return err
 	}
