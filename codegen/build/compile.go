@@ -65,7 +65,55 @@ func (tc Toolchain) CompileCPU(dir, robot string) error {
 	if trajectories {
 		args = append(args, tc.path(filepath.Join("xla_ffi", "trajectory_cpu.cc")))
 	}
-	return compileLibrary(cxx, args, filepath.Join(dir, CPULibrary))
+	ik, err := HasIK(dir)
+	if err != nil {
+		return err
+	}
+	if !ik {
+		return compileLibrary(cxx, args, filepath.Join(dir, CPULibrary))
+	}
+	// The inverse-kinematics library is a unit of its own, compiled beside the handlers.
+	ikDone := make(chan error, 1)
+	go func() { ikDone <- tc.CompileIK(dir) }()
+	err = compileLibrary(cxx, args, filepath.Join(dir, CPULibrary))
+	if ikErr := <-ikDone; err == nil {
+		err = ikErr
+	}
+	return err
+}
+
+// IKLibrary is the host inverse-kinematics library of a robot (xla_ffi/ik_cpu.cc, a C ABI that
+// grid_rbd.ik calls through ctypes).
+const IKLibrary = "libgrid_rbd_ik_cpu.so"
+
+// HasIK reports whether the robot built in dir gets the inverse-kinematics library: the solver
+// (kernels/grid/algorithms/ik.cuh) needs an unrolled description and chains of revolute and prismatic joints,
+// so rolled and floating-base robots have none yet.
+func HasIK(dir string) (bool, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		return false, err
+	}
+	var m struct {
+		Rolled   bool `json:"rolled"`
+		Floating bool `json:"floating_base"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return false, fmt.Errorf("%s: %w", filepath.Join(dir, MetadataFile), err)
+	}
+	return !m.Rolled && !m.Floating, nil
+}
+
+// CompileIK compiles the inverse-kinematics library of the robot built in dir (IKLibrary). It needs no XLA
+// headers.
+func (tc Toolchain) CompileIK(dir string) error {
+	cxx := tc.CXX
+	if cxx == "" {
+		cxx = "c++"
+	}
+	args := []string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
+		"-Wall", "-Wextra", "-I", tc.path("kernels"), "-I", dir, tc.path(filepath.Join("xla_ffi", "ik_cpu.cc"))}
+	return compileLibrary(cxx, args, filepath.Join(dir, IKLibrary))
 }
 
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels

@@ -134,6 +134,12 @@ def _library(build_dir: Path) -> _Library:
 def _build_dir(robot: str | os.PathLike[str] | RobotBase) -> Path:
     if isinstance(robot, RobotBase):
         return robot._robot.build_dir
+    # A folder with only the header, metadata and the IK library (`go tool mage ikbench` builds no more)
+    # serves too; anything else is looked up as the handles do.
+    if isinstance(robot, os.PathLike) or os.sep in robot:
+        path = Path(robot).expanduser().resolve()
+        if (path / METADATA).is_file() and (path / IK_LIBRARY).is_file():
+            return path
     return find_robot(robot)
 
 
