@@ -185,7 +185,7 @@ def solve(
       num_solutions: configurations returned per target.
       batch: random restarts per target.
       num_polish: restarts polished by Levenberg-Marquardt, the lowest-error ones after the coarse search;
-        default ``max(num_solutions, batch // 2)``.
+        default ``min(batch, max(num_solutions, batch // 2))``.
       seed: the restarts' seed; a target's restarts depend on the seed and its index in the call.
       position_tolerance, orientation_tolerance: what counts as a solution (metres, radians).
       distinct_tolerance: two solutions are one when no chain coordinate differs by more (rad or m).
@@ -221,7 +221,7 @@ def solve(
     quat = np.ascontiguousarray(quat / norm)
     pos = np.ascontiguousarray(pos)
     if num_polish is None:
-        num_polish = max(num_solutions, batch // 2)
+        num_polish = min(batch, max(num_solutions, batch // 2))
     for name, value, low in (("num_solutions", num_solutions, 1), ("batch", batch, 1),
                              ("num_polish", num_polish, 1), ("ccd_iters", ccd_iters, 0),
                              ("lm_iters", lm_iters, 0)):
