@@ -50,9 +50,18 @@ func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll, 
 	}
 	fmt.Printf("XLA FFI headers: %s (FFI API %s; jaxlib releases with an older API refuse the libraries: "+
 		"set %s to the oldest targeted jaxlib's include dir)\n", tc.FFIInclude, ffiAPIVersion(tc.FFIInclude), ffiIncludeEnv)
-	// The CPU library compiles while the CUDA one does: each takes minutes for a large robot.
+	// The CPU library compiles while the CUDA one does: each takes minutes for a large robot. The inverse-
+	// kinematics library of an unrolled fixed-base robot follows the CPU library (run-time builds leave it out).
 	cpuDone := make(chan error, 1)
-	go func() { cpuDone <- tc.CompileCPU(dir, r.Name) }()
+	go func() {
+		err := tc.CompileCPU(dir, r.Name)
+		if ik, ikErr := build.HasIK(dir); err == nil && ikErr != nil {
+			err = ikErr
+		} else if err == nil && ik {
+			err = tc.CompileIK(dir)
+		}
+		cpuDone <- err
+	}()
 	var cudaErr error
 	if tc.NVCC != "" {
 		cudaErr = tc.CompileCUDA(dir, r.Name)

@@ -225,6 +225,41 @@ func (tc Toolchain) compileUnits(compiler, lib string, units []unit) error {
 	return nil
 }
 
+// IKLibrary is the host inverse-kinematics library of a robot (xla_ffi/ik_cpu.cc, a C ABI that
+// grid_rbd.ik calls through ctypes).
+const IKLibrary = "libgrid_rbd_ik_cpu.so"
+
+// HasIK reports whether the robot built in dir gets the inverse-kinematics library: the solver
+// (kernels/grid/algorithms/ik.cuh) needs an unrolled description and chains of revolute and prismatic joints,
+// so rolled and floating-base robots have none yet.
+func HasIK(dir string) (bool, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		return false, err
+	}
+	var m struct {
+		Rolled   bool `json:"rolled"`
+		Floating bool `json:"floating_base"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return false, fmt.Errorf("%s: %w", filepath.Join(dir, MetadataFile), err)
+	}
+	return !m.Rolled && !m.Floating, nil
+}
+
+// CompileIK compiles the inverse-kinematics library of the robot built in dir (IKLibrary). It needs no XLA
+// headers. `go tool mage build` and `ikbench` compile it; run-time builds (grid-rbd-build) leave it out, so a
+// first dynamics call does not wait for it.
+func (tc Toolchain) CompileIK(dir string) error {
+	cxx := tc.CXX
+	if cxx == "" {
+		cxx = "c++"
+	}
+	args := []string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
+		"-Wall", "-Wextra", "-I", tc.path("kernels"), "-I", dir, tc.path(filepath.Join("xla_ffi", "ik_cpu.cc"))}
+	return compileLibrary(cxx, args, filepath.Join(dir, IKLibrary))
+}
+
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels
 // (xla_ffi/trajectory.h), which its libraries then export.
 func HasTrajectories(dir string) (bool, error) {
