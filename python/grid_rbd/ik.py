@@ -110,8 +110,9 @@ def _library(build_dir: Path) -> _Library:
         if not path.is_file():
             raise RobotNotBuiltError(
                 str(build_dir),
-                f"{build_dir} has no {IK_LIBRARY}: rebuild the robot with `go tool mage build <urdf>`, which "
-                "compiles the inverse-kinematics library beside the dynamics one",
+                f"{build_dir} has no {IK_LIBRARY} (run-time builds such as from_urdf's leave it out, and rolled "
+                "or floating-base robots have none): build the robot with `go tool mage build <urdf>` in a "
+                "checkout, which compiles the inverse-kinematics library beside the dynamics one",
                 (build_dir,),
             )
         lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
