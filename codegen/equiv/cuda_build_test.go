@@ -60,22 +60,7 @@ func TestCUDABuild(t *testing.T) {
 // warnings as errors.
 func TestCUDABuildInlineExample(t *testing.T) {
 	t.Parallel()
-	nvcc := cudatools.NVCC(t)
-	r, err := model.Load(testrobots.Shared(t, "iiwa.urdf"), urdf.Options{}, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if _, err := build.Generate(r, dir, emit.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	root := testrobots.RepoRoot()
-	cmd := exec.Command(nvcc, "-arch=sm_90", "-std=c++17", "-O1", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror",
-		"-DGRID_SEPARATE_ENTRIES", "-I", filepath.Join(root, "kernels"), "-I", dir,
-		"-c", filepath.Join(root, "kernels", "examples", "inline_tiers.cu"), "-o", filepath.Join(dir, "inline_tiers.o"))
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("nvcc failed: %v\n%s", err, msg)
-	}
+	compileUnitForSM90(t, testrobots.Shared(t, "iiwa.urdf"), false, filepath.Join("kernels", "examples", "inline_tiers.cu"))
 }
 
 // TestCUDABuildTrajectoryHandlers compiles the fused rollout handlers (xla_ffi/trajectory_cuda.cu: rollout,
@@ -83,9 +68,17 @@ func TestCUDABuildInlineExample(t *testing.T) {
 // warnings as errors: the CUDA library's one translation unit that the driver above does not contain.
 func TestCUDABuildTrajectoryHandlers(t *testing.T) {
 	t.Parallel()
+	compileUnitForSM90(t, smallFloatingRobot(t), true, filepath.Join("xla_ffi", "trajectory_cuda.cu"))
+}
+
+// compileUnitForSM90 generates the robot of urdfPath (a free-flyer base if floating) and compiles the source
+// (relative to the repository root) against its header for sm_90 with nvcc, warnings as errors, the XLA
+// FFI headers on the include path.
+func compileUnitForSM90(t *testing.T, urdfPath string, floating bool, source string) {
+	t.Helper()
 	nvcc := cudatools.NVCC(t)
 	ffi := cudatools.FFIInclude(t)
-	r, err := model.Load(smallFloatingRobot(t), urdf.Options{}, model.Options{FreeFlyer: true})
+	r, err := model.Load(urdfPath, urdf.Options{}, model.Options{FreeFlyer: floating})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +89,7 @@ func TestCUDABuildTrajectoryHandlers(t *testing.T) {
 	root := testrobots.RepoRoot()
 	cmd := exec.Command(nvcc, "-arch=sm_90", "-std=c++17", "-O1", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror",
 		"-DGRID_SEPARATE_ENTRIES", "-I", filepath.Join(root, "kernels"), "-I", dir, "-isystem", ffi,
-		"-c", filepath.Join(root, "xla_ffi", "trajectory_cuda.cu"), "-o", filepath.Join(dir, "trajectory.o"))
+		"-c", filepath.Join(root, source), "-o", filepath.Join(dir, "unit.o"))
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nvcc failed: %v\n%s", err, msg)
 	}

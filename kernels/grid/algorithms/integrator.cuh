@@ -140,6 +140,21 @@ GRID_ROLLOUT_PIECE void integrate_configuration_vjp(T* gq, T* gv, const T* q, co
     });
 }
 
+// rot (row-major 3×3) = R(quat / |quat|) for quat = (x, y, z, w) and s = 2 / |quat|², as
+// python/grid_rbd/_autodiff.py's _rotation.
+template <typename T>
+GLASS_HD void quaternion_rotation(T* rot, T x, T y, T z, T w, T s) {
+    rot[0] = T(1) - s * (y * y + z * z);
+    rot[1] = s * (x * y - z * w);
+    rot[2] = s * (x * z + y * w);
+    rot[3] = s * (x * y + z * w);
+    rot[4] = T(1) - s * (x * x + z * z);
+    rot[5] = s * (y * z - x * w);
+    rot[6] = s * (x * z - y * w);
+    rot[7] = s * (y * z + x * w);
+    rot[8] = T(1) - s * (x * x + y * y);
+}
+
 // gq (NQ) += Cᵀ·gθ for the tangent map dθ = C·dq of the kernels' derivatives (python/grid_rbd/_autodiff.py's
 // configuration_tangent): the identity for one-coordinate joints; for a free-flyer v_lin = Rᵀ·dp and
 // ω = 2·Im(conj(quat) ⊗ dquat)/|quat|², R the rotation of quat/|quat|.
@@ -151,9 +166,8 @@ GLASS_HD void configuration_tangent_vjp(T* gq, const T* q, const T* gtheta) {
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             const T x = q[j.q + 3], y = q[j.q + 4], z = q[j.q + 5], w = q[j.q + 6];
             const T n2 = x * x + y * y + z * z + w * w, s = T(2) / n2;
-            const T rot[9] = {T(1) - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
-                              s * (x * y + z * w), T(1) - s * (x * x + z * z), s * (y * z - x * w),
-                              s * (x * z - y * w), s * (y * z + x * w), T(1) - s * (x * x + y * y)};
+            T rot[9];
+            quaternion_rotation(rot, x, y, z, w, s);
             const T* gl = gtheta + j.v;
             const T* ga = gtheta + j.v + 3;
             for (int r = 0; r < 3; ++r) gq[j.q + r] += rot[3 * r] * gl[0] + rot[3 * r + 1] * gl[1] + rot[3 * r + 2] * gl[2];
@@ -246,9 +260,8 @@ GLASS_HD void configuration_tangent(T* theta, const T* q, const T* dq) {
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             const T x = q[j.q + 3], y = q[j.q + 4], z = q[j.q + 5], w = q[j.q + 6];
             const T s = T(2) / (x * x + y * y + z * z + w * w);
-            const T rot[9] = {T(1) - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
-                              s * (x * y + z * w), T(1) - s * (x * x + z * z), s * (y * z - x * w),
-                              s * (x * z - y * w), s * (y * z + x * w), T(1) - s * (x * x + y * y)};
+            T rot[9];
+            quaternion_rotation(rot, x, y, z, w, s);
             const T* dp = dq + j.q;
             const T dx = dq[j.q + 3], dy = dq[j.q + 4], dz = dq[j.q + 5], dw = dq[j.q + 6];
             for (int c = 0; c < 3; ++c) theta[j.v + c] = rot[c] * dp[0] + rot[3 + c] * dp[1] + rot[6 + c] * dp[2];
