@@ -386,7 +386,7 @@ class JaxRobotHandle(RobotBase):
           q: configuration, shape ``(..., NQ)``.
           qd: velocity, shape ``(..., NV)``.
           u: joint efforts held over the step, shape ``(..., NV)``.
-          dt: the time step: a scalar, or one per sample (shape ``(...)``).
+          dt: the time step: a scalar, or one per sample (shape ``(...)`` or ``(..., 1)``).
           method: ``"semi_implicit"`` (default) or ``"rk4"``, as in :meth:`step`.
 
         Returns:
@@ -401,10 +401,10 @@ class JaxRobotHandle(RobotBase):
         integrators.check_method(method)
         q, qd, u = self._arrays("forward_dynamics", (q, qd, u))
         batch = q.shape[:-1]
-        if jnp.ndim(dt) not in (0, len(batch)) or (jnp.ndim(dt) and tuple(jnp.shape(dt)) != batch):
-            raise ValueError(f"{self.name}: dt must be a scalar or have q's batch shape {batch}; "
-                             f"got shape {jnp.shape(dt)}")
-        steps = jnp.broadcast_to(jnp.asarray(dt, q.dtype), batch)[..., None]
+        shape = tuple(jnp.shape(dt))
+        if shape not in ((), batch, batch + (1,)):
+            raise ValueError(f"{self.name}: dt must be a scalar or have q's batch shape {batch}; got shape {shape}")
+        steps = jnp.broadcast_to(jnp.reshape(jnp.asarray(dt, q.dtype), shape[: len(batch)]), batch)[..., None]
         q1, qd1, dx, du = _autodiff.call(self, KERNEL_OF["step_derivatives"], (q, qd, u, steps),
                                          method=INTEGRATOR_NUMBER[method])
         return q1, qd1, dx, du

@@ -28,7 +28,7 @@ import jax
 import numpy as np
 import numpy.typing as npt
 
-from . import configuration
+from . import configuration, integrators
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, parse_gravity
 from ._kernels import KERNEL_OF, forward_dynamics_kernel
 from .jax import JaxRobotHandle
@@ -341,6 +341,24 @@ class RobotHandle(RobotBase):
         :meth:`grid_rbd.jax.JaxRobotHandle.forward_dynamics_derivatives`."""
         dq, dqd, minv = self._run("forward_dynamics_derivatives", (q, qd, tau))
         return dq, dqd, minv
+
+    def step_derivatives(
+        self, q: npt.ArrayLike, qd: npt.ArrayLike, u: npt.ArrayLike, dt: npt.ArrayLike, *,
+        method: str = "semi_implicit",
+    ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+        """``(q1, qd1, dx1_dx, dx1_du)``: one integration step and its Jacobians in tangent coordinates,
+        ``(..., 2·NV, 2·NV)`` and ``(..., 2·NV, NV)``; see :meth:`grid_rbd.jax.JaxRobotHandle.step_derivatives`."""
+        integrators.check_method(method)
+        q_arr = np.asarray(q)
+        batch = q_arr.shape[:-1]
+        shape = np.shape(dt)
+        if shape not in ((), batch, batch + (1,)):
+            raise ValueError(f"{self.name}: dt must be a scalar or have q's batch shape {batch}; got shape {shape}")
+        # the step in the states' dtype (a Python float would promote float32 states)
+        like = q_arr.dtype if np.issubdtype(q_arr.dtype, np.floating) else None
+        steps = np.broadcast_to(np.reshape(np.asarray(dt, dtype=like), shape[: len(batch)]), batch)[..., None]
+        q1, qd1, dx, du = self._run("step_derivatives", (q, qd, u, steps), method=method)
+        return q1, qd1, dx, du
 
     def inverse_dynamics_second_derivatives(
         self, q: npt.ArrayLike, qd: npt.ArrayLike, qdd: npt.ArrayLike

@@ -271,3 +271,16 @@ def test_step_derivatives_refuse_bad_input(jax_handle):
         h.step_derivatives(q0, qd0, u[:, 0], np.ones(3))
     with pytest.raises(NotImplementedError, match="needs derivatives of an order"):
         jax.grad(lambda u: jnp.sum(h.step_derivatives(q0, qd0, u, 0.01)[2]))(jnp.asarray(u[:, 0]))
+
+
+def test_numpy_handle_steps_like_the_jax_handle(jax_handle, numpy_handle):
+    """RobotHandle.step_derivatives runs the same kernel on NumPy arrays, the step in the states' dtype."""
+    h, n = jax_handle("iiwa"), numpy_handle("iiwa")
+    q0, qd0, u = _start(h, 13, (2,), 1)
+    want = h.step_derivatives(q0, qd0, u[:, 0], 0.01, method="rk4")
+    got = n.step_derivatives(q0, qd0, u[:, 0], np.array([0.01, 0.01]), method="rk4")
+    for a, b in zip(got, want, strict=True):
+        assert isinstance(a, np.ndarray)
+        np.testing.assert_array_equal(a, np.asarray(b))
+    single = n.step_derivatives(q0[0].astype(np.float32), qd0[0].astype(np.float32), u[0, 0].astype(np.float32), 0.01)
+    assert all(a.dtype == np.float32 for a in single)
