@@ -54,10 +54,12 @@ func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll, 
 	// kinematics library of an unrolled fixed-base robot follows the CPU library (run-time builds leave it out).
 	cpuDone := make(chan error, 1)
 	go func() {
-		err := tc.CompileCPU(dir, r.Name)
-		if ik, ikErr := build.HasIK(dir); err == nil && ikErr != nil {
-			err = ikErr
-		} else if err == nil && ik {
+		if err := tc.CompileCPU(dir, r.Name); err != nil {
+			cpuDone <- err
+			return
+		}
+		ik, err := build.HasIK(dir)
+		if err == nil && ik {
 			err = tc.CompileIK(dir)
 		}
 		cpuDone <- err

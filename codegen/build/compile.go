@@ -99,10 +99,7 @@ func (tc Toolchain) CompileCPU(dir, robot string) error {
 		return err
 	}
 	objDir := filepath.Join(dir, "cpu_objects")
-	if err := os.RemoveAll(objDir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(objDir, 0o755); err != nil {
+	if err := freshDir(objDir); err != nil {
 		return err
 	}
 	defer os.RemoveAll(objDir)
@@ -233,16 +230,9 @@ const IKLibrary = "libgrid_rbd_ik_cpu.so"
 // (kernels/grid/algorithms/ik.cuh) needs an unrolled description and chains of revolute and prismatic joints,
 // so rolled and floating-base robots have none yet.
 func HasIK(dir string) (bool, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	m, err := readBuildFacts(dir)
 	if err != nil {
 		return false, err
-	}
-	var m struct {
-		Rolled   bool `json:"rolled"`
-		Floating bool `json:"floating_base"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return false, fmt.Errorf("%s: %w", filepath.Join(dir, MetadataFile), err)
 	}
 	return !m.Rolled && !m.Floating, nil
 }
@@ -263,17 +253,39 @@ func (tc Toolchain) CompileIK(dir string) error {
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels
 // (xla_ffi/trajectory.h), which its libraries then export.
 func HasTrajectories(dir string) (bool, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	m, err := readBuildFacts(dir)
 	if err != nil {
 		return false, err
 	}
-	var m struct {
-		Trajectories []string `json:"trajectories"`
+	return len(m.Trajectories) > 0, nil
+}
+
+// buildFacts are what the library builds read from a robot's metadata.json.
+type buildFacts struct {
+	Rolled       bool     `json:"rolled"`
+	Floating     bool     `json:"floating_base"`
+	Trajectories []string `json:"trajectories"`
+}
+
+func readBuildFacts(dir string) (buildFacts, error) {
+	var m buildFacts
+	path := filepath.Join(dir, MetadataFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return false, fmt.Errorf("%s: %w", filepath.Join(dir, MetadataFile), err)
+		return m, fmt.Errorf("%s: %w", path, err)
 	}
-	return len(m.Trajectories) > 0, nil
+	return m, nil
+}
+
+// freshDir empties the folder path of an earlier build's objects and creates it.
+func freshDir(path string) error {
+	if err := os.RemoveAll(path); err != nil {
+		return err
+	}
+	return os.MkdirAll(path, 0o755)
 }
 
 // CUDAArgs are nvcc's options for a robot's CUDA library (all but the sources and the output), with the
@@ -309,10 +321,7 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 		return err
 	}
 	objDir := filepath.Join(dir, "cuda_objects")
-	if err := os.RemoveAll(objDir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(objDir, 0o755); err != nil {
+	if err := freshDir(objDir); err != nil {
 		return err
 	}
 	units := []unit{{src: tc.path(filepath.Join("xla_ffi", "ffi_cuda.cu")), obj: filepath.Join(objDir, "handlers.o")}}

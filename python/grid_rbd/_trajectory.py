@@ -95,7 +95,7 @@ def _tangent_abstract(q0: Any, qd0: Any, u: Any, dt: Any, qs: Any, qds: Any, *ta
     return (jax.core.ShapedArray(qs.shape, qs.dtype), jax.core.ShapedArray(qds.shape, qds.dtype))
 
 
-def _instantiate(t: Any, like: Any) -> jax.Array:
+def _instantiate(t: Any) -> jax.Array:
     if isinstance(t, ad.Zero):
         return jnp.zeros(t.aval.shape, t.aval.dtype)
     if isinstance(t, ad.UndefinedPrimal):
@@ -109,8 +109,8 @@ def _tangent_transpose(cts: Sequence[Any], q0: Any, qd0: Any, u: Any, dt: Any, q
     for x in (q0, qd0, u, dt, qs, qds):
         if isinstance(x, ad.UndefinedPrimal):
             raise NotImplementedError("grid_rbd: the fused rollout's tangent is linear only in its tangents")
-    gqs = _instantiate(cts[0], qs)
-    gqds = _instantiate(cts[1], qds)
+    gqs = _instantiate(cts[0])
+    gqds = _instantiate(cts[1])
     grads = _adjoint(targets[1], gravity, method, q0, qd0, u, dt, qs, qds, gqs, gqds)
     return [None] * 6 + [g if isinstance(x, ad.UndefinedPrimal) else None
                          for g, x in zip(grads, (dq0, dqd0, du, ddt), strict=True)]
@@ -140,7 +140,7 @@ def _tangent_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any)
             "JaxRobotHandle.rollout(..., fused=False) (the scan of single steps) for them."
         )
     out = _tangent_p.bind(*primals, **params)
-    linear = [_instantiate(t, p) for t, p in zip(tangents[6:], primals[6:], strict=True)]
+    linear = [_instantiate(t) for t in tangents[6:]]
     return out, _tangent_p.bind(*primals[:6], *linear, **params)
 
 
