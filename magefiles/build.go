@@ -30,7 +30,9 @@ const (
 // library; -roll=auto|always|never and -tier=shared|lite|minimal as for Gen. The XLA FFI headers come from $GRID_FFI_INCLUDE, the oldest
 // supported jaxlib's (.venv/ffi-include) or the jax in .venv (`go tool mage venv`); nvcc from $NVCC, PATH or
 // .venv's nvidia-cuda-nvcc wheel; the C++ compiler is $CXX or c++; $GRID_BUILD_JOBS caps the compilers each
-// library runs at once (default the CPUs; 1 compiles the CPU library as one unit, the least work in total).
+// library runs at once (default the CPUs; 1 compiles the CPU library as one unit, the least work in total);
+// $GRID_CUDA_ENTRIES=aba,forward_dynamics,... compiles only those entry points into the CUDA library (the
+// others' calls fail with an error saying so; the fused rollouts need none), for a large robot's quick build.
 func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string) error {
 	_, err := buildRobot(urdfPath, floating, out, cuda, roll, tier)
 	return err
@@ -92,6 +94,9 @@ func toolchain(withCUDA bool) (build.Toolchain, error) {
 	tc := build.Toolchain{CXX: os.Getenv("CXX"), FFIInclude: include, Arch: os.Getenv("GRID_CUDA_ARCH")}
 	if n, err := strconv.Atoi(os.Getenv("GRID_BUILD_JOBS")); err == nil && n > 0 {
 		tc.Jobs = n
+	}
+	if entries := os.Getenv("GRID_CUDA_ENTRIES"); entries != "" {
+		tc.CUDAEntries = strings.Split(entries, ",")
 	}
 	if withCUDA {
 		if tc.NVCC, err = findNVCC(); err != nil {

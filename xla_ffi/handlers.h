@@ -238,8 +238,8 @@ cudaError_t configure_once() {
 
 // Launches at the baked tier when the workspace holds what it needs there, else at TIER_SHARED (none needed).
 template <typename Alg, typename T>
-ffi::Error execute(Stream stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples,
-                   const ffi::AnyBuffer& workspace) {
+ffi::Error execute_compiled(Stream stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples,
+                            const ffi::AnyBuffer& workspace) {
     cudaError_t err = configure_once<Alg, T>();
     if (err != cudaSuccess) return cuda_error(Alg::kName, "setting the kernel's shared-memory limit failed", err);
     const int n = static_cast<int>(samples);
@@ -252,6 +252,19 @@ ffi::Error execute(Stream stream, const Pointers<Alg, T>& p, const Attrs& attrs,
     }
     if (err != cudaSuccess) return cuda_error(Alg::kName, "kernel launch failed", err);
     return ffi::Error::Success();
+}
+
+// Runs the kernel, or says that this library was built without it.
+template <typename Alg, typename T>
+ffi::Error execute(Stream stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples,
+                   const ffi::AnyBuffer& workspace) {
+    if constexpr (!Alg::kCompiled) {
+        return ffi::Error(ffi::ErrorCode::kUnimplemented,
+                          prefix(Alg::kName) + "this CUDA library was built without it (mage build -entries); "
+                                               "rebuild the robot without -entries, or with it in the list");
+    } else {
+        return execute_compiled<Alg, T>(stream, p, attrs, samples, workspace);
+    }
 }
 
 // Bytes of workspace a call over samples samples of itemsize-byte scalars needs at the baked tier.

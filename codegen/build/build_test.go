@@ -15,6 +15,7 @@ import (
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
+	"github.com/grid-rbd/grid-rbd/internal/cudatools"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 )
 
@@ -98,25 +99,7 @@ func TestCompileCPULinksSeparateUnits(t *testing.T) {
 		want = append(want, "grid_"+t+"_cpu")
 	}
 	sort.Strings(want)
-	lib, err := elf.Open(filepath.Join(dir, build.CPULibrary))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lib.Close()
-	syms, err := lib.DynamicSymbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var exported, undefinedGrid []string
-	for _, s := range syms {
-		switch {
-		case s.Section == elf.SHN_UNDEF && strings.HasPrefix(s.Name, "_ZN4grid"):
-			undefinedGrid = append(undefinedGrid, s.Name)
-		case s.Section != elf.SHN_UNDEF && strings.HasPrefix(s.Name, "grid_"):
-			exported = append(exported, s.Name)
-		}
-	}
-	sort.Strings(exported)
+	exported, undefinedGrid := librarySymbols(t, filepath.Join(dir, build.CPULibrary), "grid_")
 	if d := cmp.Diff(want, exported); d != "" {
 		t.Errorf("exported handlers (-want +got):\n%s", d)
 	}
@@ -126,4 +109,73 @@ func TestCompileCPULinksSeparateUnits(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "cpu_objects")); !os.IsNotExist(err) {
 		t.Errorf("the objects were not removed after the link: %v", err)
 	}
+}
+
+// TestCompileCUDAWithSomeEntries: a CUDA library built from some entry points only still exports every
+// handler and links with no grid symbol left undefined (the others' handlers never reference their kernels),
+// and an entry point the header lacks is refused before anything compiles.
+func TestCompileCUDAWithSomeEntries(t *testing.T) {
+	t.Parallel()
+	r, err := model.Load(testrobots.Own("branchy.urdf"), urdf.Options{}, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "robot")
+	out, err := build.Generate(r, dir, emit.Options{Roll: emit.RollNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := build.Toolchain{NVCC: cudatools.NVCC(t), FFIInclude: cudatools.FFIInclude(t), Arch: "sm_90",
+		Root: testrobots.RepoRoot(), CUDAEntries: []string{"no_such_algorithm"}}
+	if err := tc.CompileCUDA(dir, r.Name); err == nil || !strings.Contains(err.Error(), `no entry point "no_such_algorithm"`) {
+		t.Fatalf("CompileCUDA with an unknown entry point: got %v", err)
+	}
+	tc.CUDAEntries = []string{"aba"}
+	if err := tc.CompileCUDA(dir, r.Name); err != nil {
+		t.Fatal(err)
+	}
+	m, err := emit.ParseMetadata(out.Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, a := range m.Algorithms {
+		want = append(want, "grid_"+a.Name+"_cuda", "grid_"+a.Name+"_cuda_workspace_bytes")
+	}
+	for _, t := range m.Trajectories {
+		want = append(want, "grid_"+t+"_cuda")
+	}
+	sort.Strings(want)
+	exported, undefinedGrid := librarySymbols(t, filepath.Join(dir, build.CUDALibrary), "grid_")
+	if d := cmp.Diff(want, exported); d != "" {
+		t.Errorf("exported handlers (-want +got):\n%s", d)
+	}
+	if len(undefinedGrid) > 0 {
+		t.Errorf("grid symbols left undefined: %v", undefinedGrid)
+	}
+}
+
+// librarySymbols reads a shared library's dynamic symbols: those it defines with the prefix, sorted, and the
+// undefined ones of namespace grid (a kernel or host wrapper the link did not find).
+func librarySymbols(t *testing.T, path, prefix string) (exported, undefinedGrid []string) {
+	t.Helper()
+	lib, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	syms, err := lib.DynamicSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range syms {
+		switch {
+		case s.Section == elf.SHN_UNDEF && strings.HasPrefix(s.Name, "_ZN4grid"):
+			undefinedGrid = append(undefinedGrid, s.Name)
+		case s.Section != elf.SHN_UNDEF && strings.HasPrefix(s.Name, prefix):
+			exported = append(exported, s.Name)
+		}
+	}
+	sort.Strings(exported)
+	return exported, undefinedGrid
 }

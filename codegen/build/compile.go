@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +30,10 @@ type Toolchain struct {
 	Jobs int
 	// Root is the repository root (kernels/ and xla_ffi/); "" means the working directory.
 	Root string
+	// CUDAEntries, when set, are the only entry points (algorithm names, e.g. "aba") compiled into the CUDA
+	// library; the others' handlers return an error. A large robot's derivative kernels take the compiler
+	// many minutes, which a build for one job need not spend.
+	CUDAEntries []string
 }
 
 // cudaGencode lists the GPU targets of the CUDA library: machine code for Ampere (sm_80) and Hopper (sm_90),
@@ -320,6 +325,10 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	if err != nil {
 		return err
 	}
+	entries, skipped, err := selectEntries(entries, tc.CUDAEntries)
+	if err != nil {
+		return err
+	}
 	objDir := filepath.Join(dir, "cuda_objects")
 	if err := freshDir(objDir); err != nil {
 		return err
@@ -352,6 +361,14 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	for i := range units {
 		units[i].args = compile
 	}
+	if len(skipped) > 0 {
+		handlers := slices.Clone(compile)
+		for _, e := range skipped {
+			handlers = append(handlers, "-DGRID_ENTRY_SKIPPED_"+e)
+		}
+		units[0].args = handlers
+		fmt.Printf("CUDA entry points left out (their handlers return an error): %s\n", strings.Join(skipped, ", "))
+	}
 	fmt.Printf("%s %s <unit> -o <unit>.o\n", tc.NVCC, strings.Join(compile, " "))
 	if err := tc.compileUnits(tc.NVCC, lib, units); err != nil {
 		return err
@@ -377,6 +394,31 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	}
 	fmt.Printf("%s: compiled and linked in %v\n", lib, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// selectEntries splits a header's entry points (upper case) into those to compile and those left out, given
+// the wanted algorithm names (any case; none means all).
+func selectEntries(all, wanted []string) (keep, skip []string, err error) {
+	if len(wanted) == 0 {
+		return all, nil, nil
+	}
+	want := map[string]bool{}
+	for _, w := range wanted {
+		name := strings.ToUpper(strings.TrimSpace(w))
+		if !slices.Contains(all, name) {
+			return nil, nil, fmt.Errorf("no entry point %q in this robot's grid.cuh (it has %s)", w,
+				strings.ToLower(strings.Join(all, ", ")))
+		}
+		want[name] = true
+	}
+	for _, e := range all {
+		if want[e] {
+			keep = append(keep, e)
+		} else {
+			skip = append(skip, e)
+		}
+	}
+	return keep, skip, nil
 }
 
 // compileLibrary runs one compiler command that writes lib. It writes to a temporary name first and renames
