@@ -7,7 +7,9 @@ floats per device (the dispatch floor of the mesh), forward dynamics
 (``jit(vmap(grad))`` of ``|qdd|²`` with respect to the efforts), the last also with the batch mean that
 crosses devices (an all-reduce). Each cell is the median of ``--reps`` synchronised calls after a warm-up,
 with the collectives of its compiled HLO; per-device throughput over the one-device figure is the scaling
-efficiency, which docs/sharding.md models. Under ``--distributed`` (jax.distributed, one process per GPU on
+efficiency, which docs/sharding.md models. On one device every operation is also timed unsharded, two ways:
+the same code on arrays without a sharding (``unsharded``), and the kernels called straight through their
+XLA FFI custom call, without the partitioning wrapper (``direct``), so the wrapper's cost is measured. Under ``--distributed`` (jax.distributed, one process per GPU on
 several hosts) only the mesh of all devices is timed. Writes JSON (``--out``) and prints a Markdown table.
 
 On a CPU, ``XLA_FLAGS=--xla_force_host_platform_device_count=8`` gives eight host devices (a smoke run: they
@@ -17,6 +19,7 @@ share the host's cores, so the figures say nothing about GPUs).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -72,6 +75,35 @@ def _time(f: Callable[..., Any], args: list[Any], reps: int) -> tuple[float, flo
     return statistics.median(times), min(times)
 
 
+@contextlib.contextmanager
+def _direct_kernel_calls() -> Any:
+    """Kernel calls straight through their custom call, without :mod:`grid_rbd._sharding`'s partitioning
+    wrapper (the calls as they lowered before it), for the one-device baseline."""
+    import jax
+
+    from grid_rbd import _sharding
+
+    wrapped = _sharding.batch_partitioned
+    _sharding.batch_partitioned = lambda kernel, operands, batch_ndim: list(kernel(*operands))
+    jax.clear_caches()
+    try:
+        yield
+    finally:
+        _sharding.batch_partitioned = wrapped
+        jax.clear_caches()
+
+
+def _time_op(fn: Callable[..., Any], args: list[Any], reps: int) -> tuple[float, float, float, str]:
+    """Compile seconds, median and minimum seconds per call, and the compiled HLO of ``jit(fn)``."""
+    import jax
+
+    start = time.perf_counter()
+    compiled = jax.jit(fn).lower(*args).compile()
+    compile_s = time.perf_counter() - start
+    median, best = _time(compiled, args, reps)
+    return compile_s, median, best, compiled.as_text()
+
+
 def run(robot_name: str, per_device: int, dtype: str, reps: int, ops: list[str]) -> list[dict[str, Any]]:
     import jax
     import numpy as np
@@ -100,35 +132,51 @@ def run(robot_name: str, per_device: int, dtype: str, reps: int, ops: list[str])
                     "floor": jax.numpy.zeros((8 * n,), q.dtype)}
 
         arrays = jax.jit(draw, out_shardings=sharding)(jax.random.key(0))
-        for op in ops:
-            names, fn = table[op]
-            args = [arrays[a] for a in names]
-            start = time.perf_counter()
-            compiled = jax.jit(fn).lower(*args).compile()
-            per = 8 if op == "dispatch_floor" else per_device
-            compile_s = time.perf_counter() - start
-            hlo = compiled.as_text()
-            median, best = _time(compiled, args, reps)
-            rows.append({
-                "robot": robot.name, "op": op, "dtype": dtype, "devices": n, "per_device": per,
-                "batch": n * per, "median_s": median, "min_s": best, "compile_s": compile_s,
-                "samples_per_s": n * per / median, "per_device_samples_per_s": per / median,
-                "collectives": sorted({c for c in COLLECTIVES if re.search(rf"\b{c}(-start)?\(", hlo)}),
-            })
-            print(f"{robot.name} {op} {dtype} on {n} device(s): {median * 1e6:.1f} µs, "
-                  f"{n * per / median:.3g} samples/s", flush=True)
+        modes = [("sharded", arrays, contextlib.nullcontext)]
+        if n == 1 and jax.process_count() == 1:
+            plain = {k: jax.device_put(np.asarray(v), jax.devices()[0]) for k, v in arrays.items()}
+            modes += [("unsharded", plain, contextlib.nullcontext), ("direct", plain, _direct_kernel_calls)]
+        for mode, inputs, context in modes:
+            with context():
+                for op in ops:
+                    names, fn = table[op]
+                    compile_s, median, best, hlo = _time_op(fn, [inputs[a] for a in names], reps)
+                    per = 8 if op == "dispatch_floor" else per_device
+                    rows.append({
+                        "robot": robot.name, "op": op, "dtype": dtype, "devices": n, "mode": mode,
+                        "per_device": per, "batch": n * per, "median_s": median, "min_s": best,
+                        "compile_s": compile_s, "samples_per_s": n * per / median,
+                        "per_device_samples_per_s": per / median,
+                        "collectives": sorted({c for c in COLLECTIVES if re.search(rf"\b{c}(-start)?\(", hlo)}),
+                    })
+                    print(f"{robot.name} {op} {dtype} on {n} device(s), {mode}: {median * 1e6:.1f} µs, "
+                          f"{n * per / median:.3g} samples/s", flush=True)
     return rows
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    one = {(r["op"]): r["per_device_samples_per_s"] for r in rows if r["devices"] == 1}
+    sharded = [r for r in rows if r.get("mode", "sharded") == "sharded"]
+    one = {r["op"]: r["per_device_samples_per_s"] for r in sharded if r["devices"] == 1}
     lines = ["| operation | devices | batch per device | time per call | samples/s | per device | efficiency "
              "| collectives |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
+    for r in sharded:
         eff = f"{r['per_device_samples_per_s'] / one[r['op']]:.0%}" if r["op"] in one else "—"
         lines.append(f"| {r['op']} | {r['devices']} | {r['per_device']} | {r['median_s'] * 1e6:.1f} µs "
                      f"| {r['samples_per_s']:.3g} | {r['per_device_samples_per_s']:.3g} | {eff} "
                      f"| {', '.join(r['collectives']) or 'none'} |")
+    baseline = {(r["op"], r["mode"]): r for r in rows if r.get("mode") in ("unsharded", "direct")}
+    if baseline:
+        lines += ["", "One device: the sharded call against the unsharded ones (time per call; ratio = the "
+                  "baseline's time over the sharded call's, ≥ 1 means no slowdown)", "",
+                  "| operation | sharded | unsharded | ratio | direct custom call | ratio |", "|---|---|---|---|---|---|"]
+        for r in sharded:
+            if r["devices"] != 1:
+                continue
+            cells = []
+            for mode in ("unsharded", "direct"):
+                b = baseline.get((r["op"], mode))
+                cells += [f"{b['median_s'] * 1e6:.1f} µs", f"{b['median_s'] / r['median_s']:.2f}"] if b else ["—", "—"]
+            lines.append(f"| {r['op']} | {r['median_s'] * 1e6:.1f} µs | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -123,14 +123,19 @@ def test_example_in_the_suites_process(capsys):
 
 def test_scaling_benchmark_runs_on_two_devices(tmp_path):
     """bench.sharding end to end on two host devices: one row per device count and operation, the collective
-    only where the mean crosses devices."""
+    only where the mean crosses devices; on one device also the unsharded and direct calls, with the same
+    batch and no collective."""
     out_file = tmp_path / "sharding.json"
     _run_on_devices(2, "-m", "bench.sharding", "--robot", "iiwa", "--per-device", "16", "--reps", "2",
                     "--ops", "dispatch_floor", "forward_dynamics_aba", "grad_step_mean", "--out", str(out_file))
     rows = json.loads(out_file.read_text())["rows"]
-    cells = {(r["devices"], r["op"]): r for r in rows}
+    cells = {(r["devices"], r["op"]): r for r in rows if r["mode"] == "sharded"}
     ops = ("dispatch_floor", "forward_dynamics_aba", "grad_step_mean")
     assert set(cells) == {(n, op) for n in (1, 2) for op in ops}
+    baselines = {(r["mode"], r["op"]): r for r in rows if r["mode"] != "sharded"}
+    assert set(baselines) == {(mode, op) for mode in ("unsharded", "direct") for op in ops}
+    assert all(r["devices"] == 1 and r["collectives"] == [] for r in baselines.values())
+    assert baselines[("direct", "forward_dynamics_aba")]["batch"] == 16
     assert cells[(2, "forward_dynamics_aba")]["batch"] == 32 and cells[(2, "forward_dynamics_aba")]["collectives"] == []
     assert cells[(2, "grad_step_mean")]["collectives"] == ["all-reduce"]
     assert cells[(1, "grad_step_mean")]["collectives"] == []
