@@ -160,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     for name, build_dir in robot_dirs(Path(opts.robots_dir), opts.robots):
         reference = None
         for impl in opts.impls:
-            row = measure(impl, name, build_dir, opts)
+            try:
+                row = measure(impl, name, build_dir, opts)
+            except Exception as e:  # noqa: BLE001 - a peer that fails is reported, the others still run
+                rows.append({"impl": impl, "robot": name, "batch": opts.batch, "steps": opts.steps,
+                             "dtype": opts.dtype, "error": f"{type(e).__name__}: {e}"[:2000]})
+                print(f"{impl:10} {name:10} failed: {type(e).__name__}: {str(e)[:300]}", flush=True)
+                continue
             g = row.pop("grad")
             if impl == "grid":
                 reference = g
