@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from grid_rbd import demo
 
 
@@ -13,10 +15,18 @@ def test_trajectory_optimisation_lowers_the_loss(capsys):
 
 
 def test_policy_learning_improves_held_out_tasks(capsys):
-    """The second example: a feedback policy trained through rollouts with it as the controller."""
+    """The second example: a feedback policy trained through fused rollouts, one per control interval."""
     from grid_rbd import policy
 
     code = policy.main(["--robot", "iiwa", "--batch", "4", "--horizon", "30", "--iterations", "15"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "held-out final error" in out, out
+
+
+def test_policy_refuses_a_hold_that_does_not_divide_the_horizon(capsys):
+    from grid_rbd import policy
+
+    with pytest.raises(SystemExit):
+        policy.main(["--robot", "iiwa", "--horizon", "30", "--hold", "7"])
+    assert "--hold must be at least 1 and divide --horizon (30); got 7" in capsys.readouterr().err
