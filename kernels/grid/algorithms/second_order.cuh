@@ -304,6 +304,11 @@ GLASS_HD constexpr int max_pattern_rows() {
     return n;
 }
 
+// Scratch of fdsva_dminv's P, max_pattern_rows × NV: a variable template, since GCC 13 crashes (internal
+// compiler error in tsubst_copy) on that product written as an array bound inside the generic lambda.
+template <class R>
+constexpr int pattern_scratch = max_pattern_rows<R>() * R::NV;
+
 }  // namespace fdsva_detail
 
 // M's factor (packed as ltdl_factor packs it) in the working precision W, kept in storage of the output
@@ -363,7 +368,7 @@ GLASS_HD void fdsva_columns(const S& scope, T* d2qdd_dq2, T* d2qdd_dqdqd, T* d2q
         const bool mirrored = which == 2 || (which == 0 && fdsva_detail::q_pair_symmetric<R>(a, b));
         if (mirrored && a > b) return;
         T* out = which == 0 ? d2qdd_dq2 : which == 1 ? d2qdd_dqdqd : d2qdd_dqd2;
-        typename P::W r[NV];
+        typename P::W r[R::NV];
         for (int i = 0; i < NV; ++i) r[i] = P::input(out[i * NV2 + a * NV + b]);
         if (which == 0) {
             fdsva_detail::add_dM_times<R>(r, dM, b, st.dqdd_dq + a);
@@ -389,7 +394,7 @@ template <class R, typename T, class S>
 GLASS_HD void fdsva_dminv(const S& scope, T* dMinv_dq, const T* Minv) {
     constexpr int NV = R::NV;
     for_each_item<NV>(scope, [&](int b) {
-        T P[fdsva_detail::max_pattern_rows<R>() * NV];  // one array for every b's code
+        T P[fdsva_detail::pattern_scratch<R>];  // one array for every b's code
         fdsva_detail::with_coordinate<R>(b, [&](auto bb) {
             using D = fdsva_detail::DmPattern<R, decltype(bb)::value>;
             const auto at = [&](int i, int j) -> T& { return dMinv_dq[(size_t(i) * NV + j) * NV + int(bb)]; };
