@@ -193,7 +193,7 @@ func buildBenchRobots(py string, robots []benchRobot) error {
 			defer func() { <-sem }()
 			dir := filepath.Join("build", "bench", r.name)
 			floating := r.floating
-			if err := Build(r.urdf, &floating, &dir, &cuda, nil, nil); err != nil {
+			if err := Build(r.urdf, &floating, &dir, &cuda, nil, nil, nil); err != nil {
 				mu.Lock()
 				failed = append(failed, fmt.Sprintf("%s: %v", r.name, err))
 				mu.Unlock()

@@ -33,20 +33,22 @@ const (
 // library runs at once (default the CPUs; 1 compiles the CPU library as one unit, the least work in total);
 // $GRID_CUDA_ENTRIES=aba,forward_dynamics,... compiles only those entry points into the CUDA library (the
 // others' calls fail with an error saying so; the fused rollouts need none), for a large robot's quick build.
-func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string) error {
-	_, err := buildRobot(urdfPath, floating, out, cuda, roll, tier)
+// -collision adds the covering spheres of the URDF's collision shapes, which the inverse-kinematics library
+// then scores its solutions against (docs/ik.md).
+func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string, collision *bool) error {
+	_, err := buildRobot(urdfPath, floating, out, cuda, roll, tier, collision)
 	return err
 }
 
 // buildRobot is Build, returning the robot it built.
-func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string) (*model.Robot, error) {
+func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string, collision *bool) (*model.Robot, error) {
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
 	tc, err := toolchain(cuda != nil && *cuda)
 	if err != nil {
 		return nil, err
 	}
-	r, dir, err := generate(urdfPath, floating, out, nil, roll, tier)
+	r, dir, err := generate(urdfPath, floating, out, nil, roll, tier, collision)
 	if err != nil {
 		return nil, err
 	}

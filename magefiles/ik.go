@@ -20,9 +20,12 @@ import (
 // compiles only its IK library (xla_ffi/ik_cpu.cc), not the dynamics libraries. Flags: -robot=URDF and
 // -goals=FILE (YAML: `goals:` of position [m, base frame] and quaternion [xyzw], optionally `frame:`) are
 // required; -frame=LINK (default: the goal file's frame, else the last joint's link); -batch=N restarts per
-// goal (64); -solutions=N per goal (4); -seed=N (0); -limit=N solves only the first N goals. Python as for
-// Bench ($GRID_PYTHON, .venv or python3).
-func IKBench(robot, goals, frame *string, batch, solutions, seed, limit *int) error {
+// goal (64); -solutions=N per goal (4); -seed=N (0); -limit=N solves only the first N goals. -collision
+// generates the robot's collision spheres and scores the solutions against them and the obstacles of
+// -obstacles=FILE (YAML `obstacles:` of spheres, cuboids and cylinders; default: the goal file's
+// `obstacles:`, else none) with -collisionmode=hard|soft|both (default hard; docs/ik.md). Python as for Bench
+// ($GRID_PYTHON, .venv or python3).
+func IKBench(robot, goals, frame *string, batch, solutions, seed, limit *int, collision *bool, collisionMode, obstacles *string) error {
 	if robot == nil || *robot == "" || goals == nil || *goals == "" {
 		return errors.New("ikbench: -robot=URDF and -goals=FILE are required")
 	}
@@ -30,7 +33,11 @@ func IKBench(robot, goals, frame *string, batch, solutions, seed, limit *int) er
 		return fmt.Errorf("ikbench: no goal file %s", *goals)
 	}
 	out := filepath.Join("build", "ik", strings.TrimSuffix(filepath.Base(*robot), filepath.Ext(*robot)))
-	if _, dir, err := generate(*robot, nil, &out, nil, nil, nil); err != nil {
+	withCollision := collision != nil && *collision
+	if !withCollision && (collisionMode != nil || obstacles != nil) {
+		return errors.New("ikbench: -collisionmode and -obstacles need -collision")
+	}
+	if _, dir, err := generate(*robot, nil, &out, nil, nil, nil, collision); err != nil {
 		return err
 	} else if ok, err := build.HasIK(dir); err != nil {
 		return err
@@ -51,6 +58,15 @@ func IKBench(robot, goals, frame *string, batch, solutions, seed, limit *int) er
 	}{{"--batch", batch}, {"--num-solutions", solutions}, {"--seed", seed}, {"--limit", limit}} {
 		if f.v != nil {
 			args = append(args, f.flag, strconv.Itoa(*f.v))
+		}
+	}
+	if withCollision {
+		args = append(args, "--collision")
+		if collisionMode != nil {
+			args = append(args, "--collision-mode", *collisionMode)
+		}
+		if obstacles != nil {
+			args = append(args, "--obstacles", *obstacles)
 		}
 	}
 	cmd := exec.Command(benchPython(), args...)

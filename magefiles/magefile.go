@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
+	"github.com/grid-rbd/grid-rbd/codegen/collision"
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/grid-rbd/grid-rbd/codegen/equiv"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
@@ -70,7 +71,7 @@ func Demo(batch, iterations *int) error {
 		return err
 	}
 	out := filepath.Join("build", "iiwa")
-	if err := Build(bundledRobot, nil, &out, nil, nil, nil); err != nil {
+	if err := Build(bundledRobot, nil, &out, nil, nil, nil, nil); err != nil {
 		return err
 	}
 	args := []string{"-m", "grid_rbd.demo", "--robot", out}
@@ -110,9 +111,11 @@ func RefDemo(urdfPath *string, floating *bool, seconds *float64) error {
 // -out=DIR overrides the folder; -block=N sets the launch helpers' default block size (default 128);
 // -roll=auto|always|never chooses the unrolled or the rolled robot description (default auto: rolled above
 // emit.RollBodies bodies; docs/architecture.md); -tier=shared|lite|minimal sets the resource tier every entry
-// point's XLA FFI handler launches at instead of the tuned one (launch_cfg<GRID_ALGO_*>::TIER).
-func Gen(urdfPath string, floating *bool, out *string, block *int, roll, tier *string) error {
-	_, _, err := generate(urdfPath, floating, out, block, roll, tier)
+// point's XLA FFI handler launches at instead of the tuned one (launch_cfg<GRID_ALGO_*>::TIER); -collision
+// adds the covering spheres of the URDF's collision shapes (codegen/collision, docs/ik.md) for scoring
+// inverse-kinematics solutions.
+func Gen(urdfPath string, floating *bool, out *string, block *int, roll, tier *string, collision *bool) error {
+	_, _, err := generate(urdfPath, floating, out, block, roll, tier, collision)
 	return err
 }
 
@@ -126,9 +129,9 @@ func rollFlag(roll *string) (emit.Roll, error) {
 
 // generate parses a robot once and writes its build folder's generated files (codegen/build): Gen, and the
 // first half of Build.
-func generate(urdfPath string, floating *bool, out *string, block *int, roll, tier *string) (*model.Robot, string, error) {
+func generate(urdfPath string, floating *bool, out *string, block *int, roll, tier *string, withCollision *bool) (*model.Robot, string, error) {
 	start := time.Now()
-	r, err := loadRobot(urdfPath, floating, nil)
+	u, r, err := parseRobot(urdfPath, floating, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -141,6 +144,17 @@ func generate(urdfPath string, floating *bool, out *string, block *int, roll, ti
 	}
 	if tier != nil {
 		opt.Tier = *tier
+	}
+	if withCollision != nil && *withCollision {
+		if opt.Collision, err = collision.Build(u, r, collision.Options{URDFDir: filepath.Dir(urdfPath)}); err != nil {
+			return nil, "", err
+		}
+		c := opt.Collision
+		fmt.Printf("%s: %d collision spheres, %d body pairs checked for self-collision (%d always overlap)\n",
+			r.Name, len(c.Spheres), len(c.Pairs), len(c.AlwaysOverlapping))
+		for _, a := range c.Approximated {
+			fmt.Printf("  approximated along the link (spheres of %g m): %s\n", c.FallbackRadius, a)
+		}
 	}
 	dir := filepath.Join("build", strings.TrimSuffix(filepath.Base(urdfPath), filepath.Ext(urdfPath)))
 	if out != nil {
@@ -292,9 +306,18 @@ func Fuzz(duration *string) error {
 }
 
 func loadRobot(path string, floating, strictInertia *bool) (*model.Robot, error) {
-	popt := urdf.Options{StrictInertia: strictInertia != nil && *strictInertia}
-	mopt := model.Options{FreeFlyer: floating != nil && *floating}
-	return model.Load(path, popt, mopt)
+	_, r, err := parseRobot(path, floating, strictInertia)
+	return r, err
+}
+
+// parseRobot is loadRobot, also returning the parsed URDF.
+func parseRobot(path string, floating, strictInertia *bool) (*urdf.Robot, *model.Robot, error) {
+	u, err := urdf.ParseFileWith(path, urdf.Options{StrictInertia: strictInertia != nil && *strictInertia})
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := model.Build(u, model.Options{FreeFlyer: floating != nil && *floating})
+	return u, r, err
 }
 
 // rollout integrates the reference forward dynamics with zero effort and prints a short table.

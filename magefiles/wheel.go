@@ -61,7 +61,7 @@ func Wheel(nocuda *bool, out *string) error {
 	for _, rb := range robots {
 		dir := filepath.Join("build", "wheel", rb.Name)
 		floating := rb.Floating
-		if err := Build(rb.URDF, &floating, &dir, &cuda, nil, nil); err != nil {
+		if err := Build(rb.URDF, &floating, &dir, &cuda, nil, nil, nil); err != nil {
 			return fmt.Errorf("robot %s: %w", rb.Name, err)
 		}
 		libs := []string{"metadata.json", "libgrid_rbd_cpu.so"}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grid-rbd/grid-rbd/codegen/collision"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 )
 
@@ -28,6 +29,9 @@ type Options struct {
 	Roll Roll
 	// Tier, when set ("shared", "lite" or "minimal"), replaces every entry point's baked resource tier.
 	Tier string
+	// Collision, when set, adds the robot's covering spheres to the header (struct RobotCollision) and the
+	// metadata (`collision`), for scoring inverse-kinematics solutions.
+	Collision *collision.Model
 }
 
 // Output is what Generate produces for one robot.
@@ -82,6 +86,11 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	if err := checkLimits(r); err != nil {
 		return nil, err
 	}
+	if opt.Collision != nil {
+		if err := checkCollision(opt.Collision, r); err != nil {
+			return nil, err
+		}
+	}
 	if opt.Tier != "" && !slices.Contains(Tiers, opt.Tier) {
 		return nil, fmt.Errorf("tier %q is none of %s", opt.Tier, strings.Join(Tiers, ", "))
 	}
@@ -116,6 +125,9 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 			emitRolledRobotModel(w, r)
 		} else {
 			emitRobotModel(w, r)
+		}
+		if opt.Collision != nil {
+			emitCollision(w, opt.Collision, r)
 		}
 		for _, emitAlgo := range algorithms {
 			emitAlgo(g)

@@ -23,7 +23,9 @@ type Metadata struct {
 	// Trajectories names the kernels over whole rollouts (xla_ffi/trajectory.h), whose buffers have a number
 	// of steps besides the batch and so no per-sample shapes here.
 	Trajectories []string `json:"trajectories,omitempty"`
-	Conventions  string   `json:"conventions"`
+	// Collision is present in builds with -collision (emit.Options.Collision).
+	Collision   *CollisionInfo `json:"collision,omitempty"`
+	Conventions string         `json:"conventions"`
 }
 
 // JointInfo is one movable joint; limits are present for bounded joints.
@@ -127,6 +129,9 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 	}
 	if len(omitted) > 0 {
 		m.Unavailable = omitted
+	}
+	if opt.Collision != nil {
+		m.Collision = collisionInfo(opt.Collision, r)
 	}
 	for _, e := range entries {
 		a := AlgorithmInfo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame, Method: e.method,

@@ -15,7 +15,16 @@ frame's geometric Jacobian, with the joint limits of the URDF respected througho
 template ``kernels/grid/algorithms/ik.cuh``, compiled for the robot into ``libgrid_rbd_ik_cpu.so`` by
 ``go tool mage build``. Results are deterministic for a given ``seed``.
 
-Fixed-base robots only; collision checking of the solutions is not done yet.
+With ``collision_free=True`` (a robot built with ``go tool mage build <urdf> -collision``) the polished
+restarts are scored against ``obstacles`` and the robot itself by the covering spheres of its URDF collision
+shapes, and ``collision_mode`` says what the scores do (docs/ik.md)::
+
+    obstacles = {"spheres": [[0.5, 0.0, 0.3, 0.1]],             # x, y, z, radius
+                 "cuboids": [[0.0, 0.0, -0.05, 2.0, 2.0, 0.1]],  # x, y, z, sizes (+ quaternion xyzw)
+                 "cylinders": [[0.3, 0.4, 0.5, 0.05, 1.0]]}      # x, y, z, radius, length (+ quaternion)
+    r = ik.solve("panda", pos, quat, frame="panda_link7", collision_free=True, obstacles=obstacles)
+
+Fixed-base robots only.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ import ctypes
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +44,7 @@ from ._artifacts import METADATA, RobotNotBuiltError, find_robot
 from ._core import RobotBase
 from ._metadata import RobotMetadata, load_metadata
 
-__all__ = ["IK_LIBRARY", "IKResult", "solve"]
+__all__ = ["COLLISION_MODES", "IK_LIBRARY", "IKResult", "solve"]
 
 IK_LIBRARY = "libgrid_rbd_ik_cpu.so"
 
@@ -43,6 +52,17 @@ DEFAULT_POSITION_TOLERANCE = 1e-3
 """A solution's largest position error, metres."""
 DEFAULT_ORIENTATION_TOLERANCE = math.radians(1.0)
 """A solution's largest orientation error, radians."""
+
+COLLISION_MODES = ("hard", "soft", "both")
+"""hard: drop colliding candidates; soft: rank by cost + weight * penalty**2; both: drop, then rank so."""
+_MODE_CODES = {"hard": 1, "soft": 2, "both": 3}
+
+# Obstacle kinds: the columns a row may have and what they hold; the short form is axis-aligned.
+_OBSTACLE_COLUMNS = {
+    "spheres": ((4,), "[x, y, z, radius]"),
+    "cuboids": ((6, 10), "[x, y, z, size_x, size_y, size_z] or those and a quaternion [qx, qy, qz, qw]"),
+    "cylinders": ((5, 9), "[x, y, z, radius, length] or those and a quaternion [qx, qy, qz, qw] (axis: z)"),
+}
 
 
 class _Options(ctypes.Structure):
@@ -58,6 +78,21 @@ class _Options(ctypes.Structure):
         ("pos_tol", ctypes.c_double),
         ("ang_tol", ctypes.c_double),
         ("distinct_tol", ctypes.c_double),
+        ("collision_mode", ctypes.c_int32),
+        ("collision_margin", ctypes.c_double),
+        ("collision_weight", ctypes.c_double),
+    ]
+
+
+class _Obstacles(ctypes.Structure):
+    # Mirrors `Obstacles` in xla_ffi/ik_cpu.cc.
+    _fields_ = [
+        ("spheres", ctypes.POINTER(ctypes.c_double)),
+        ("num_spheres", ctypes.c_int32),
+        ("cuboids", ctypes.POINTER(ctypes.c_double)),
+        ("num_cuboids", ctypes.c_int32),
+        ("cylinders", ctypes.POINTER(ctypes.c_double)),
+        ("num_cylinders", ctypes.c_int32),
     ]
 
 
@@ -71,8 +106,15 @@ class IKResult:
         NaN where fewer than ``S`` restarts were polished.
       position_error: ``(G, S)`` distance from the frame's origin to the target position, metres.
       orientation_error: ``(G, S)`` angle between the frame's orientation and the target's, radians.
-      num_distinct: ``(G,)`` distinct solutions within tolerance among all polished restarts (may exceed S).
+      num_distinct: ``(G,)`` distinct solutions within tolerance among all polished restarts (may exceed S);
+        in the ``hard`` and ``both`` collision modes among the collision-free ones.
       position_tolerance, orientation_tolerance: what counted as a solution (metres, radians).
+      collision_distance: ``(G, S)`` least signed distance (m) between the robot's spheres and the obstacles
+        or its own checked pairs, negative when they penetrate; NaN without ``collision_free`` and in empty
+        slots. In the ``hard`` and ``both`` modes every returned configuration has one >= 0.
+      collision_penalty: ``(G, S)`` the sum over checked sphere pairs of ``max(0, margin - distance)`` (m);
+        NaN where collision_distance is.
+      collision_mode: the mode used, or None without ``collision_free``.
     """
 
     q: npt.NDArray[np.float64]
@@ -81,12 +123,19 @@ class IKResult:
     num_distinct: npt.NDArray[np.int32]
     position_tolerance: float
     orientation_tolerance: float
+    collision_distance: npt.NDArray[np.float64]
+    collision_penalty: npt.NDArray[np.float64]
+    collision_mode: str | None = None
 
     def solved(self) -> npt.NDArray[np.bool_]:
         """``(G, S)``: which configurations are within both tolerances."""
         return (self.position_error <= self.position_tolerance) & (
             self.orientation_error <= self.orientation_tolerance
         )
+
+    def collision_free(self) -> npt.NDArray[np.bool_]:
+        """``(G, S)``: which configurations were scored free of collisions (all False without scoring)."""
+        return self.collision_distance >= 0.0
 
 
 @dataclass(frozen=True)
@@ -122,7 +171,8 @@ def _library(build_dir: Path) -> _Library:
             )
         dbl = ctypes.POINTER(ctypes.c_double)
         lib.grid_ik_solve.argtypes = [ctypes.c_int, ctypes.c_int, dbl, dbl, dbl, dbl, ctypes.POINTER(_Options),
-                                      dbl, dbl, dbl, ctypes.POINTER(ctypes.c_int32)]
+                                      ctypes.POINTER(_Obstacles), dbl, dbl, dbl, dbl, dbl,
+                                      ctypes.POINTER(ctypes.c_int32)]
         lib.grid_ik_solve.restype = ctypes.c_int
         lib.grid_ik_frame_supported.argtypes = [ctypes.c_int]
         metadata = load_metadata(build_dir / METADATA)
@@ -159,6 +209,42 @@ def _ptr(a: npt.NDArray[np.float64]) -> ctypes._Pointer[ctypes.c_double]:
     return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
 
 
+def _obstacle_rows(obstacles: Mapping[str, npt.ArrayLike] | None) -> dict[str, npt.NDArray[np.float64]]:
+    """The obstacles as C-contiguous rows of their long form (quaternions appended where left out)."""
+    if obstacles is None:
+        obstacles = {}
+    if not isinstance(obstacles, Mapping):
+        raise ValueError(f"obstacles must be a mapping of {', '.join(_OBSTACLE_COLUMNS)} to arrays, "
+                         f"got {type(obstacles).__name__}")
+    unknown = set(obstacles) - set(_OBSTACLE_COLUMNS)
+    if unknown:
+        raise ValueError(f"unknown obstacle kinds {sorted(unknown)}; the kinds are {', '.join(_OBSTACLE_COLUMNS)}")
+    rows = {}
+    for kind, (widths, layout) in _OBSTACLE_COLUMNS.items():
+        a = np.asarray(obstacles.get(kind, np.zeros((0, widths[-1]))), dtype=np.float64)
+        if a.ndim == 1 and a.size in widths:
+            a = a[None]
+        if a.ndim != 2 or (a.shape[1] not in widths and a.shape[0] > 0):
+            raise ValueError(f"obstacles[{kind!r}] must have rows {layout}, got shape {a.shape}")
+        if a.shape[0] == 0:
+            a = np.zeros((0, widths[-1]))
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"obstacles[{kind!r}] row {int(np.flatnonzero(~np.isfinite(a).all(axis=1))[0])} "
+                             "is not finite")
+        sizes = a[:, 3:widths[0]]
+        if np.any(sizes <= 0):
+            raise ValueError(f"obstacles[{kind!r}] row {int(np.flatnonzero((sizes <= 0).any(axis=1))[0])} has a "
+                             f"size that is not positive: rows are {layout}")
+        if kind != "spheres":
+            if a.shape[1] == widths[0]:
+                a = np.hstack([a, np.tile([0.0, 0.0, 0.0, 1.0], (a.shape[0], 1))])
+            bad = np.linalg.norm(a[:, widths[0]:], axis=1) < 1e-9
+            if np.any(bad):
+                raise ValueError(f"obstacles[{kind!r}] row {int(np.flatnonzero(bad)[0])} has a zero quaternion")
+        rows[kind] = np.ascontiguousarray(a)
+    return rows
+
+
 def solve(
     robot: str | os.PathLike[str] | RobotBase,
     target_pos: npt.ArrayLike,
@@ -175,6 +261,11 @@ def solve(
     rotation_weight: float = 0.1,
     ccd_iters: int = 48,
     lm_iters: int = 60,
+    collision_free: bool = False,
+    collision_mode: str = "hard",
+    obstacles: Mapping[str, npt.ArrayLike] | None = None,
+    collision_margin: float = 0.01,
+    collision_weight: float = 1.0,
 ) -> IKResult:
     """Configurations that put ``frame`` at each target pose.
 
@@ -192,6 +283,19 @@ def solve(
       distinct_tolerance: two solutions are one when no chain coordinate differs by more (rad or m).
       rotation_weight: metres per radian of orientation error in the solver's cost.
       ccd_iters, lm_iters: coordinate-descent moves per restart and LM iterations per polished restart.
+      collision_free: score the polished restarts for collisions with ``obstacles`` and between the robot's
+        own links (adjacent ones excluded), after polishing; needs a build with ``-collision``.
+      collision_mode: ``"hard"`` drops colliding restarts (fewer than ``num_solutions``, even none, may be
+        returned: NaN slots), ``"soft"`` ranks by ``cost + collision_weight * penalty**2`` and drops nothing,
+        ``"both"`` drops colliding restarts and ranks the rest by that key.
+      obstacles: a mapping of ``"spheres"`` (rows ``[x, y, z, radius]``), ``"cuboids"`` (``[x, y, z, size_x,
+        size_y, size_z]``, axis-aligned, or with a quaternion ``[qx, qy, qz, qw]`` appended) and
+        ``"cylinders"`` (``[x, y, z, radius, length]``, axis along z, or with a quaternion appended), in the
+        base frame, metres; centres are the shapes' centres. One set for all targets of the call.
+      collision_margin: the penalty counts sphere pairs closer than this (m); with it ``"both"`` prefers
+        solutions with clearance.
+      collision_weight: the squared penalty's weight in the ranking key, whose cost term is the solver's
+        ``|p - p*|² + (rotation_weight · angle)²`` in square metres, like the squared penalty.
 
     Returns:
       An :class:`IKResult` for the ``G`` targets (``G = 1`` for single targets).
@@ -200,7 +304,8 @@ def solve(
       RobotNotBuiltError: the robot, or its inverse-kinematics library, is not built.
       KeyError: no frame of that name.
       ValueError: bad shapes, non-finite or zero-length targets, a frame fixed to the world or on a
-        floating base, or out-of-range settings.
+        floating base, out-of-range settings, malformed obstacles, obstacles without ``collision_free``, or
+        ``collision_free`` on a robot built without ``-collision``.
     """
     build_dir = _build_dir(robot)
     lib = _library(build_dir)
@@ -234,17 +339,43 @@ def solve(
                     ("distinct_tolerance", distinct_tolerance), ("rotation_weight", rotation_weight)):
         if not (math.isfinite(x) and x > 0):
             raise ValueError(f"{name} must be a positive number, got {x!r}")
+    mode = _collision_mode(lib, build_dir, collision_free, collision_mode, obstacles)
+    for name, x in (("collision_margin", collision_margin), ("collision_weight", collision_weight)):
+        if not (math.isfinite(x) and x >= 0):
+            raise ValueError(f"{name} must be a non-negative number, got {x!r}")
+    rows = _obstacle_rows(obstacles)
+    obs = _Obstacles(_ptr(rows["spheres"]), rows["spheres"].shape[0], _ptr(rows["cuboids"]),
+                     rows["cuboids"].shape[0], _ptr(rows["cylinders"]), rows["cylinders"].shape[0])
     opts = _Options(int(batch), int(num_polish), int(num_solutions), int(ccd_iters), int(lm_iters),
                     int(seed) & (2**64 - 1), float(rotation_weight), float(position_tolerance),
-                    float(orientation_tolerance), float(distinct_tolerance))
+                    float(orientation_tolerance), float(distinct_tolerance), _MODE_CODES.get(mode or "", 0),
+                    float(collision_margin), float(collision_weight))
     g, s, nq = pos.shape[0], int(num_solutions), lib.metadata.nq
     q = np.empty((g, s, nq))
-    perr = np.empty((g, s))
-    aerr = np.empty((g, s))
+    perr, aerr, dist, pen = (np.empty((g, s)) for _ in range(4))
     distinct = np.empty(g, dtype=np.int32)
     rc = lib.lib.grid_ik_solve(frame_index, g, _ptr(pos), _ptr(quat), _ptr(lib.lower), _ptr(lib.upper),
-                               ctypes.byref(opts), _ptr(q), _ptr(perr), _ptr(aerr),
-                               distinct.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
+                               ctypes.byref(opts), ctypes.byref(obs), _ptr(q), _ptr(perr), _ptr(aerr),
+                               _ptr(dist), _ptr(pen), distinct.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
     if rc != 0:
         raise RuntimeError(f"grid_ik_solve returned {rc} for frame {frame!r} of {build_dir}")
-    return IKResult(q, perr, aerr, distinct, float(position_tolerance), float(orientation_tolerance))
+    return IKResult(q, perr, aerr, distinct, float(position_tolerance), float(orientation_tolerance), dist, pen,
+                    mode)
+
+
+def _collision_mode(lib: _Library, build_dir: Path, collision_free: bool, mode: str,
+                    obstacles: object) -> str | None:
+    """The collision mode to run (None: no scoring), after checking the request against the build."""
+    if mode not in COLLISION_MODES:
+        raise ValueError(f"collision_mode must be one of {', '.join(map(repr, COLLISION_MODES))}, got {mode!r}")
+    if not collision_free:
+        if obstacles is not None:
+            raise ValueError("obstacles were given but collision_free is False: pass collision_free=True to "
+                             "score the solutions against them")
+        return None
+    if not lib.lib.grid_ik_has_collision():
+        raise ValueError(
+            f"collision_free=True, but robot {lib.metadata.robot!r} ({build_dir}) was built without its collision "
+            "spheres: rebuild it with `go tool mage build <urdf> -collision` (or `mage ikbench ... -collision`)"
+        )
+    return mode
