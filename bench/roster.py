@@ -27,13 +27,15 @@ class Robot:
     long: bool = False
     large: bool = False
     suites: tuple[str, ...] = ()
+    collision: bool = False
 
 
 def load() -> list[Robot]:
     """Every robot of the roster, in its order."""
     doc = json.loads(FILE.read_text())
     return [Robot(r["name"], r["urdf"], bool(r.get("floating", False)), int(r.get("seed", 0)),
-                  bool(r.get("long", False)), bool(r.get("large", False)), tuple(r.get("suites", ())))
+                  bool(r.get("long", False)), bool(r.get("large", False)), tuple(r.get("suites", ())),
+                  bool(r.get("collision", False)))
             for r in doc["robots"]]
 
 

@@ -125,6 +125,9 @@ func buildRobots(t *testing.T, root, buildRoot string, robots []roster.Robot) []
 				if r.Floating {
 					args = append(args, "-floating")
 				}
+				if r.Collision {
+					args = append(args, "-collision")
+				}
 				args = append(args, "-out="+dir)
 				var out []byte
 				var err error

@@ -34,6 +34,8 @@ type Robot struct {
 	Long bool `json:"long"`
 	// Large: more than 64 bodies, generated rolled.
 	Large bool `json:"large"`
+	// Collision: the pytest build adds the collision spheres (mage build -collision).
+	Collision bool `json:"collision"`
 }
 
 // In reports whether the robot belongs to a suite.
