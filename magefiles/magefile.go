@@ -150,8 +150,9 @@ func generate(urdfPath string, floating *bool, out *string, block *int, roll, ti
 			return nil, "", err
 		}
 		c := opt.Collision
-		fmt.Printf("%s: %d collision spheres, %d body pairs checked for self-collision (%d always overlap)\n",
-			r.Name, len(c.Spheres), len(c.Pairs), len(c.AlwaysOverlapping))
+		fmt.Printf("%s: %d collision spheres, %d body pairs checked for self-collision (not %d that always "+
+			"overlap, %d that overlap at the neutral configuration)\n",
+			r.Name, len(c.Spheres), len(c.Pairs), len(c.AlwaysOverlapping), len(c.NeutralOverlapping))
 		for _, a := range c.Approximated {
 			fmt.Printf("  approximated along the link (spheres of %g m): %s\n", c.FallbackRadius, a)
 		}

@@ -45,10 +45,13 @@ type Model struct {
 	// Spheres are grouped by body, the world's first, then in joint order.
 	Spheres []BodySphere
 	// Pairs are the body pairs whose spheres are checked for self-collision: every pair of bodies with
-	// spheres except a body and its parent (the world for a root) and pairs that overlap in every sampled
-	// configuration, whose approximations touch whatever the joints do (listed in AlwaysOverlapping).
-	Pairs             []Pair
-	AlwaysOverlapping []Pair
+	// spheres except a body and its parent (the world for a root), pairs that overlap in every sampled
+	// configuration, whose approximations touch whatever the joints do (AlwaysOverlapping), and pairs that
+	// overlap at the neutral configuration, every joint at 0 clamped into its limits (NeutralOverlapping: a
+	// closed gripper's fingers, say), MoveIt's setup assistant's "always" and "default" rules.
+	Pairs              []Pair
+	AlwaysOverlapping  []Pair
+	NeutralOverlapping []Pair
 	// Approximated says, per link, which mesh was approximated by Fallback and why.
 	Approximated []string
 	// FallbackRadius is the radius the approximations used.
@@ -171,14 +174,30 @@ func (m *Model) pairs(r *model.Robot) {
 			always[i] = always[i] && overlap(world[p.A], world[p.B])
 		}
 	}
-	m.Pairs, m.AlwaysOverlapping = nil, nil
+	neutral := m.worldSpheres(r, Neutral(r))
+	m.Pairs, m.AlwaysOverlapping, m.NeutralOverlapping = nil, nil, nil
 	for i, p := range candidates {
-		if always[i] {
+		switch {
+		case always[i]:
 			m.AlwaysOverlapping = append(m.AlwaysOverlapping, p)
-		} else {
+		case overlap(neutral[p.A], neutral[p.B]):
+			m.NeutralOverlapping = append(m.NeutralOverlapping, p)
+		default:
 			m.Pairs = append(m.Pairs, p)
 		}
 	}
+}
+
+// Neutral is the configuration with every coordinate at the robot's neutral value (model.Robot.Neutral)
+// clamped into its joint's limits.
+func Neutral(r *model.Robot) []float64 {
+	q := r.Neutral()
+	for _, j := range r.Joints {
+		if l := j.Limits; l.Bounded {
+			q[j.Q] = min(max(q[j.Q], l.Lower), l.Upper)
+		}
+	}
+	return q
 }
 
 // worldSpheres places every sphere in the world at q, grouped by body.

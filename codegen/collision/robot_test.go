@@ -196,3 +196,29 @@ func spherePoints(radius float64, rng *rand.Rand) []spatial.Vec3 {
 	}
 	return pts
 }
+
+func TestBuildNeutralOverlapping(t *testing.T) {
+	// two prismatic fingers that touch when closed (q = 0) but not when open
+	u, err := urdf.Parse([]byte(`<robot name="gripper">
+  <link name="palm"/>
+  <joint name="left" type="prismatic"><parent link="palm"/><child link="left"/><origin xyz="0 0.01 0"/><axis xyz="0 1 0"/><limit lower="0" upper="0.1" effort="1" velocity="1"/></joint>
+  <link name="left"><collision><geometry><sphere radius="0.012"/></geometry></collision></link>
+  <joint name="right" type="prismatic"><parent link="palm"/><child link="right"/><origin xyz="0 -0.01 0"/><axis xyz="0 -1 0"/><limit lower="0" upper="0.1" effort="1" velocity="1"/></joint>
+  <link name="right"><collision><geometry><sphere radius="0.012"/></geometry></collision></link>
+</robot>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Build(u, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Build(u, r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [3][]Pair{m.Pairs, m.AlwaysOverlapping, m.NeutralOverlapping}
+	if d := cmp.Diff([3][]Pair{nil, nil, {{0, 1}}}, got); d != "" {
+		t.Errorf("pairs, always and neutral overlapping (-want +got):\n%s", d)
+	}
+}

@@ -12,10 +12,11 @@ import (
 type CollisionInfo struct {
 	Spheres []CollisionSphere `json:"spheres"`
 	// SelfPairs are the body pairs (joint indices, -1 the world) whose spheres are checked against each
-	// other; AlwaysOverlapping the non-adjacent pairs left out because they overlap in every sampled
-	// configuration.
-	SelfPairs         [][2]int `json:"self_pairs"`
-	AlwaysOverlapping [][2]int `json:"always_overlapping"`
+	// other; AlwaysOverlapping and NeutralOverlapping the non-adjacent pairs left out because they overlap in
+	// every sampled configuration or at the neutral one (collision.Model).
+	SelfPairs          [][2]int `json:"self_pairs"`
+	AlwaysOverlapping  [][2]int `json:"always_overlapping"`
+	NeutralOverlapping [][2]int `json:"neutral_overlapping"`
 	// Approximated lists the meshes that could not be read and were approximated along their links.
 	Approximated   []string `json:"approximated"`
 	FallbackRadius float64  `json:"fallback_radius"`
@@ -32,7 +33,8 @@ type CollisionSphere struct {
 
 func collisionInfo(m *collision.Model, r *model.Robot) *CollisionInfo {
 	info := &CollisionInfo{Spheres: []CollisionSphere{}, SelfPairs: pairList(m.Pairs),
-		AlwaysOverlapping: pairList(m.AlwaysOverlapping), Approximated: append([]string{}, m.Approximated...),
+		AlwaysOverlapping: pairList(m.AlwaysOverlapping), NeutralOverlapping: pairList(m.NeutralOverlapping),
+		Approximated:   append([]string{}, m.Approximated...),
 		FallbackRadius: m.FallbackRadius}
 	for _, s := range m.Spheres {
 		info.Spheres = append(info.Spheres, CollisionSphere{Frame: r.Frames[s.Frame].Name, Body: s.Body,
@@ -63,7 +65,8 @@ func emitCollision(w *writer, m *collision.Model, r *model.Robot) {
 	}
 	w.comment("Covering spheres of the URDF collision shapes (codegen/collision; built with -collision), for",
 		"grid/collision.cuh: the spheres grouped by body (-1 the world), centres in body coordinates, and the",
-		"body pairs checked for self-collision (no parent-child pairs, none that overlap in every configuration).")
+		"body pairs checked for self-collision (no parent-child pairs, none that overlap in every configuration",
+		"or at the neutral one).")
 	w.line("#define GRID_HAS_COLLISION 1")
 	w.block("struct RobotCollision", func() {
 		w.line("static constexpr int NS = %d, NPAIRS = %d;", len(m.Spheres), len(m.Pairs))
