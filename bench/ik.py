@@ -63,8 +63,13 @@ def default_frame(build_dir: Path) -> str:
 
 
 def _percentiles(x: npt.NDArray[np.float64]) -> str:
-    p = np.percentile(x, [50, 90, 99, 100])
-    return "median {:.3g}, p90 {:.3g}, p99 {:.3g}, max {:.3g}".format(*p)
+    """Over the goals that got a configuration (hard collision modes may return none)."""
+    finite = x[np.isfinite(x)]
+    if finite.size == 0:
+        return "no configuration returned"
+    p = np.percentile(finite, [50, 90, 99, 100])
+    missing = f" ({x.size - finite.size} goals without a configuration left out)" if finite.size < x.size else ""
+    return "median {:.3g}, p90 {:.3g}, p99 {:.3g}, max {:.3g}".format(*p) + missing
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -123,6 +123,7 @@ void solve_body(const ga::IkProblem<double>& base, int num_goals, const double* 
             std::copy(c.q, c.q + R::NQ, q.begin() + size_t(b) * R::NQ);
             cost[b] = c.cost;
         }
+        order.resize(batch);  // the last goal's selection shortened it
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] < cost[b]; });
         for (int n = 0; n < polish; ++n) {

@@ -209,6 +209,21 @@ def _ptr(a: npt.NDArray[np.float64]) -> ctypes._Pointer[ctypes.c_double]:
     return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
 
 
+def _rows(value: npt.ArrayLike, widths: tuple[int, ...], what: str) -> npt.NDArray[np.float64]:
+    """An array of rows; a list mixing the short and the long form gets the identity quaternion appended."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (ValueError, TypeError):
+        pass
+    try:
+        rows = [np.asarray(r, dtype=np.float64) for r in value]  # type: ignore[union-attr]
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{what}: {e}") from None
+    if any(r.ndim != 1 or r.size not in widths for r in rows):
+        raise ValueError(f"{what}, got rows of {sorted({r.size for r in rows})} numbers")
+    return np.array([np.concatenate([r, [0.0, 0.0, 0.0, 1.0]]) if r.size < widths[-1] else r for r in rows])
+
+
 def _obstacle_rows(obstacles: Mapping[str, npt.ArrayLike] | None) -> dict[str, npt.NDArray[np.float64]]:
     """The obstacles as C-contiguous rows of their long form (quaternions appended where left out)."""
     if obstacles is None:
@@ -221,11 +236,12 @@ def _obstacle_rows(obstacles: Mapping[str, npt.ArrayLike] | None) -> dict[str, n
         raise ValueError(f"unknown obstacle kinds {sorted(unknown)}; the kinds are {', '.join(_OBSTACLE_COLUMNS)}")
     rows = {}
     for kind, (widths, layout) in _OBSTACLE_COLUMNS.items():
-        a = np.asarray(obstacles.get(kind, np.zeros((0, widths[-1]))), dtype=np.float64)
+        what = f"obstacles[{kind!r}] must have rows {layout}"
+        a = _rows(obstacles.get(kind, np.zeros((0, widths[-1]))), widths, what)
         if a.ndim == 1 and a.size in widths:
             a = a[None]
         if a.ndim != 2 or (a.shape[1] not in widths and a.shape[0] > 0):
-            raise ValueError(f"obstacles[{kind!r}] must have rows {layout}, got shape {a.shape}")
+            raise ValueError(f"{what}, got shape {a.shape}")
         if a.shape[0] == 0:
             a = np.zeros((0, widths[-1]))
         if not np.all(np.isfinite(a)):

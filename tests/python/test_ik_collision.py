@@ -215,6 +215,15 @@ def test_without_collision_build_is_refused():
         ik.solve("iiwa", [0.4, 0.0, 0.5], [0.0, 0.0, 0.0, 1.0], frame="iiwa_link_7", collision_free=True)
 
 
+def test_rows_of_both_forms_mix(goals):
+    """Axis-aligned and posed rows in one list: the short ones get the identity quaternion."""
+    short, posed = [0.5, 0.0, 0.5, 0.1, 0.2, 0.3], [-0.5, 0.0, 0.5, 0.1, 0.2, 0.3, 0.0, 0.0, 0.6, 0.8]
+    kw = dict(frame=FRAME, num_solutions=2, batch=16, collision_free=True, collision_mode="soft")
+    mixed = ik.solve(ROBOT, *goals, obstacles={"cuboids": [short, posed]}, **kw)
+    long = ik.solve(ROBOT, *goals, obstacles={"cuboids": [short + [0.0, 0.0, 0.0, 1.0], posed]}, **kw)
+    np.testing.assert_array_equal(mixed.collision_distance, long.collision_distance)
+
+
 def test_unscored_results_have_nan_scores():
     r = ik.solve(ROBOT, [0.4, 0.0, 0.5], [1.0, 0.0, 0.0, 0.0], frame=FRAME, num_solutions=2)
     assert r.collision_mode is None and np.all(np.isnan(r.collision_distance)) and not r.collision_free().any()
@@ -226,6 +235,7 @@ def test_unscored_results_have_nan_scores():
         (dict(obstacles={"spheres": [[0.5, 0.0, 0.5]]}), r"obstacles\['spheres'\] must have rows \[x, y, z, radius\]"),
         (dict(obstacles={"cuboids": [[0.5, 0, 0.5, 0.1, 0.1, 0.1, 1.0]]}), r"obstacles\['cuboids'\] must have rows"),
         (dict(obstacles={"cylinders": np.zeros((2, 2, 5))}), r"obstacles\['cylinders'\] must have rows"),
+        (dict(obstacles={"cuboids": [[0.5, 0, 0.5, 0.1, 0.1, 0.1], [0.5, 0]]}), r"got rows of \[2, 6\] numbers"),
         (dict(obstacles={"spheres": [[0.5, np.nan, 0.5, 0.1]]}), r"obstacles\['spheres'\] row 0 is not finite"),
         (dict(obstacles={"spheres": [[0.5, 0, 0.5, 0.1], [0.5, 0, 0.5, -0.1]]}), "row 1 has a size that is not positive"),
         (dict(obstacles={"cylinders": [[0.5, 0, 0.5, 0.1, 0.0]]}), "row 0 has a size that is not positive"),
