@@ -65,6 +65,24 @@ func buildChain(t *testing.T) (*urdf.Robot, *model.Robot, *Model) {
 	return u, r, m
 }
 
+// buildURDF builds the collision model of a URDF document, meshes resolved from no folder.
+func buildURDF(t *testing.T, doc string) *Model {
+	t.Helper()
+	u, err := urdf.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Build(u, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Build(u, r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func TestBuildCoversEveryShape(t *testing.T) {
 	_, r, m := buildChain(t)
 	bodyOf := map[string]int{}
@@ -145,24 +163,13 @@ func TestBuildFallbackAndPairs(t *testing.T) {
 
 func TestBuildAlwaysOverlapping(t *testing.T) {
 	// two revolute joints at one point: the grandchild's big sphere always meets the world's
-	u, err := urdf.Parse([]byte(`<robot name="knot">
+	m := buildURDF(t, `<robot name="knot">
   <link name="base"><collision><geometry><sphere radius="0.2"/></geometry></collision></link>
   <joint name="a" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
   <link name="a"/>
   <joint name="b" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
   <link name="b"><collision><origin xyz="0.1 0 0"/><geometry><sphere radius="0.2"/></geometry></collision></link>
-</robot>`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := model.Build(u, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Build(u, r, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+</robot>`)
 	if d := cmp.Diff([]Pair{{-1, 1}}, m.AlwaysOverlapping); d != "" {
 		t.Errorf("AlwaysOverlapping (-want +got):\n%s", d)
 	}
@@ -199,24 +206,13 @@ func spherePoints(radius float64, rng *rand.Rand) []spatial.Vec3 {
 
 func TestBuildNeutralOverlapping(t *testing.T) {
 	// two prismatic fingers that touch when closed (q = 0) but not when open
-	u, err := urdf.Parse([]byte(`<robot name="gripper">
+	m := buildURDF(t, `<robot name="gripper">
   <link name="palm"/>
   <joint name="left" type="prismatic"><parent link="palm"/><child link="left"/><origin xyz="0 0.01 0"/><axis xyz="0 1 0"/><limit lower="0" upper="0.1" effort="1" velocity="1"/></joint>
   <link name="left"><collision><geometry><sphere radius="0.012"/></geometry></collision></link>
   <joint name="right" type="prismatic"><parent link="palm"/><child link="right"/><origin xyz="0 -0.01 0"/><axis xyz="0 -1 0"/><limit lower="0" upper="0.1" effort="1" velocity="1"/></joint>
   <link name="right"><collision><geometry><sphere radius="0.012"/></geometry></collision></link>
-</robot>`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := model.Build(u, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Build(u, r, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+</robot>`)
 	got := [3][]Pair{m.Pairs, m.AlwaysOverlapping, m.NeutralOverlapping}
 	if d := cmp.Diff([3][]Pair{nil, nil, {{0, 1}}}, got); d != "" {
 		t.Errorf("pairs, always and neutral overlapping (-want +got):\n%s", d)
