@@ -73,6 +73,8 @@ var algorithms = []func(g *gen){
 	emitFDSVASO,
 	emitIntegrator,
 	emitIntegratorGradient,
+	emitMultiTargetPosition,
+	emitMultiTargetPositionGradient,
 }
 
 // Generate emits the header and metadata of a robot.

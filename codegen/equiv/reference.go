@@ -130,6 +130,10 @@ func Reference(r *model.Robot, algo string, s Sample, frame int) ([][]float64, e
 		return [][]float64{q1, qd1}, nil
 	case "integrator_gradient":
 		return integratorGradientReference(r, s, ref.Integrator(frame)), nil
+	case "multi_target_position":
+		return [][]float64{framePositions(r, s.Q)}, nil
+	case "multi_target_position_gradient":
+		return [][]float64{framePositionGradientReference(r, s.Q)}, nil
 	case "end_effector_pose_gradient":
 		var j []float64
 		for f := range r.Frames {

@@ -8,10 +8,11 @@ import (
 
 // float64Tolerances are the float64 tolerances other than 1e-10: the entry points whose reference is a
 // central difference (of exact first derivatives, codegen/ref having no second-order derivatives of its own,
-// or of the exact step for integrator_gradient), where the stencil's truncation and rounding error, not the
+// of the exact step for integrator_gradient, or of the frame positions for multi_target_position_gradient), where the stencil's truncation and rounding error, not the
 // kernels', bound the agreement; and the integrator, whose RK4 step composes four articulated-body runs
 // (h1_2 rolled: 3.2e-10 at cond(M) 4.9e8).
-var float64Tolerances = map[string]float64{"idsva_so": 1e-6, "fdsva_so": 1e-5, "integrator_gradient": 1e-7, "integrator": 1e-9}
+var float64Tolerances = map[string]float64{"idsva_so": 1e-6, "fdsva_so": 1e-5, "integrator_gradient": 1e-7, "integrator": 1e-9,
+	"multi_target_position_gradient": 1e-9}
 
 // Float64Tolerance is the relative float64 error an entry point's equivalence check allows.
 func Float64Tolerance(algo string) float64 {

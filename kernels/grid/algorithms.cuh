@@ -10,6 +10,7 @@
 #include "grid/algorithms/jacobian.cuh"
 #include "grid/algorithms/kinematics.cuh"
 #include "grid/algorithms/minv.cuh"
+#include "grid/algorithms/multi_target.cuh"
 #include "grid/algorithms/rnea.cuh"
 #include "grid/algorithms/rnea_gradient.cuh"
 #include "grid/algorithms/second_order.cuh"

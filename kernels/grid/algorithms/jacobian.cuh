@@ -2,7 +2,8 @@
 // world coordinates (world-aligned), for one frame, for every frame (end_effector_pose_gradient: with a
 // tangent direction δ, δpos = J_v·δ and δR = [J_ω·δ]ₓ·R), and the derivative of one frame's Jacobian along
 // every tangent direction (end_effector_pose_hessian). A free-flyer's columns follow its velocity
-// [v_lin; ω] in the base frame. Jacobians are 6×NV row-major blocks, row k and column c at k·NV + c.
+// [v_lin; ω] in the base frame. Jacobians are 6×NV row-major blocks, row k and column c at k·NV + c; a block of
+// POSITION_ROWS holds the rows of v alone.
 #pragma once
 
 #include "grid/algorithms/kinematics.cuh"
@@ -13,25 +14,32 @@
 namespace grid {
 namespace algorithms {
 
-// Columns [BEGIN, END) of a 6×NV block set to zero.
-template <int NV, int BEGIN, int END, typename T>
+// The rows a Jacobian block holds: all six, [ω; v], or the three of the point's velocity v alone (the
+// derivative of a position, multi_target_position_gradient).
+constexpr int JACOBIAN_ROWS = 6;
+constexpr int POSITION_ROWS = 3;
+
+// Columns [BEGIN, END) of a ROWS×NV block set to zero.
+template <int NV, int BEGIN, int END, int ROWS = JACOBIAN_ROWS, typename T>
 GLASS_HD void zero_columns(T* J) {
-    for (int k = 0; k < 6; ++k)
+    for (int k = 0; k < ROWS; ++k)
         for (int c = BEGIN; c < END; ++c) J[k * NV + c] = T(0);
 }
 
-// Joint a's columns of the world-aligned Jacobian at the point p, all six rows: its subspace in world
-// coordinates, ω = Eᵀ·S_ω, and the velocity it gives p, Eᵀ·S_v + (r − p) × ω.
-template <class R, class A, typename T>
+// Joint a's columns of the world-aligned Jacobian at the point p, ROWS rows: its subspace in world
+// coordinates, ω = Eᵀ·S_ω (JACOBIAN_ROWS only), and the velocity it gives p, Eᵀ·S_v + (r − p) × ω.
+template <class R, int ROWS = JACOBIAN_ROWS, class A, typename T>
 GLASS_HD void joint_columns(A a, const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
+    static_assert(ROWS == JACOBIAN_ROWS || ROWS == POSITION_ROWS, "a Jacobian block has rows [ω; v] or v");
     const auto ja = joint<R>(a);
     using Ja = decltype(ja);
     constexpr int NV = R::NV;
+    constexpr int v_row = ROWS - 3;
     const Mat3<T>& E = st.E[a];
     const auto put = [&](int c, const Vec<T>& w, const Vec<T>& v) {
         for (int k = 0; k < 3; ++k) {
-            J[k * NV + ja.v + c] = w[k];
-            J[(3 + k) * NV + ja.v + c] = v[k];
+            if constexpr (ROWS == JACOBIAN_ROWS) J[k * NV + ja.v + c] = w[k];
+            J[(v_row + k) * NV + ja.v + c] = v[k];
         }
     };
     const Vec<T> zero{{T(0), T(0), T(0)}};
@@ -60,30 +68,30 @@ GLASS_HD void joint_columns(A a, const KinematicsState<R, T>& st, const Vec<T>& 
 // Recursion up the path rather than a loop over a lambda, here and below: these are reached from several
 // kernels, and a generic lambda that large, called from more than one, is left out of line, which moves
 // the state to the stack.
-template <class R, int A, int END, typename T>
+template <class R, int A, int END, int ROWS, typename T>
 GLASS_HD void path_columns(const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
     using Ja = JointAt<R, A>;
-    joint_columns<R>(Index<A>{}, st, p, J);
-    zero_columns<R::NV, Ja::v + Ja::nv, END>(J);
+    joint_columns<R, ROWS>(Index<A>{}, st, p, J);
+    zero_columns<R::NV, Ja::v + Ja::nv, END, ROWS>(J);
     if constexpr (Ja::is_root) {
-        zero_columns<R::NV, 0, Ja::v>(J);
+        zero_columns<R::NV, 0, Ja::v, ROWS>(J);
     } else {
-        path_columns<R, Ja::parent, Ja::v>(st, p, J);
+        path_columns<R, Ja::parent, Ja::v, ROWS>(st, p, J);
     }
 }
 
-// The 6×NV world-aligned Jacobian of the point p moved by body b: for a rolled robot every column is
+// The ROWS×NV world-aligned Jacobian of the point p moved by body b: for a rolled robot every column is
 // zeroed and then the path's are written.
-template <class R, int B, typename T>
+template <class R, int ROWS = JACOBIAN_ROWS, int B, typename T>
 GLASS_HD void point_jacobian(Index<B>, const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
-    path_columns<R, B, R::NV>(st, p, J);
+    path_columns<R, B, R::NV, ROWS>(st, p, J);
 }
-template <class R, typename T>
+template <class R, int ROWS = JACOBIAN_ROWS, typename T>
 GLASS_HD void point_jacobian(int b, const KinematicsState<R, T>& st, const Vec<T>& p, T* J) {
     static_assert(rolled_v<R>, "a run-time body of a rolled robot");
-    for (int k = 0; k < 6 * R::NV; ++k) J[k] = T(0);
+    for (int k = 0; k < ROWS * R::NV; ++k) J[k] = T(0);
     for (int a = b; a >= 0; a = R::parent(a))
-        with_joint_class<R>(a, [&](auto ai) { joint_columns<R>(ai, st, p, J); });
+        with_joint_class<R>(a, [&](auto ai) { joint_columns<R, ROWS>(ai, st, p, J); });
 }
 
 // One body of the sweep for the Jacobian of a point on body B, rF in body coordinates: the bodies on the
@@ -160,21 +168,27 @@ GLASS_HD void frame_jacobian(const S& scope, T* J, const T* q, KinematicsState<R
     }
 }
 
-// J [NF, 6, NV]: the world-aligned Jacobian of every frame from q (NQ). Each frame's block is written by the
-// thread that owns its body, right after the body's pose; the zero blocks of frames fixed to the world are
-// dealt out.
-template <class R, typename T, class S>
-GLASS_HD void end_effector_pose_gradient(const S& scope, T* J, const T* q, KinematicsState<R, T>& st) {
-    constexpr int block = 6 * R::NV;
+// J [NF, ROWS, NV]: ROWS rows of the world-aligned Jacobian of every frame from q (NQ). Each frame's block is
+// written by the thread that owns its body, right after the body's pose; the zero blocks of frames fixed to
+// the world are dealt out.
+template <class R, int ROWS, typename T, class S>
+GLASS_HD void frame_jacobian_blocks(const S& scope, T* J, const T* q, KinematicsState<R, T>& st) {
+    constexpr int block = ROWS * R::NV;
     for_each_world_frame<R>([&](auto f) {
-        if (scope.owns(f)) zero_columns<R::NV, 0, R::NV>(J + f * block);
+        if (scope.owns(f)) zero_columns<R::NV, 0, R::NV, ROWS>(J + f * block);
     });
     forward_sweep<R>(scope, [&](auto i) {
         body_pose<R>(i, q, st);
         for_each_frame<R>(i, [&](auto f) {
-            point_jacobian<R>(body_number(i), st, frame_origin(frame_of<R>(f), st), J + f * block);
+            point_jacobian<R, ROWS>(body_number(i), st, frame_origin(frame_of<R>(f), st), J + f * block);
         });
     });
+}
+
+// J [NF, 6, NV]: the world-aligned Jacobian of every frame from q (NQ), rows [ω; v].
+template <class R, typename T, class S>
+GLASS_HD void end_effector_pose_gradient(const S& scope, T* J, const T* q, KinematicsState<R, T>& st) {
+    frame_jacobian_blocks<R, JACOBIAN_ROWS>(scope, J, q, st);
 }
 
 template <class R, typename T>
