@@ -13,7 +13,8 @@ read the rotation of ``quat / |quat|``, so this chain rule is exact for any non-
 ``dquat`` has no effect.
 
 The first-derivative kernels are differentiable in turn through the second-order kernels (``idsva_so``,
-``fdsva_so``, ``end_effector_pose_hessian``), and every rule calls the differentiable functions, so second
+``fdsva_so``, ``end_effector_pose_hessian``, the latter also for ``multi_target_position_gradient``), and
+every rule calls the differentiable functions, so second
 derivatives (``jax.hessian``, a ``grad`` of a ``grad``) compose. A third derivative, or a second derivative
 of :func:`frame_jacobian` (third-order kinematics), reaches a kernel without a rule and raises
 :class:`NotImplementedError` naming it.
@@ -47,6 +48,8 @@ __all__ = [
     "inverse_dynamics",
     "mass_matrix",
     "minv",
+    "multi_target_position",
+    "target_position_grad",
 ]
 
 
@@ -201,16 +204,32 @@ def _frame_jacobians_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
     return _kernel(handle, KERNEL_OF["frame_jacobians"], q)[0]
 
 
-def _frame_jacobians_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
-    """Every frame's Jacobian derivative, one end_effector_pose_hessian call per frame."""
-    (q,) = primals
-    (dq,) = tangents
+def _frame_jacobian_changes(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array) -> jax.Array:
+    """Every frame's Jacobian change along a raw ``dq``, (..., NF, 6, NV) in the kernels' rows [ω; v]: one
+    end_effector_pose_hessian call per frame."""
     theta = configuration_tangent(handle, q, dq)
     dj = [
         jnp.einsum("...rck,...k->...rc", _kernel(handle, KERNEL_OF["frame_jacobian_derivatives"], q, frame=f)[0], theta)
         for f in range(handle.n_frames)
     ]
-    return frame_jacobians(handle, q), jnp.stack(dj, axis=-3)
+    return jnp.stack(dj, axis=-3)
+
+
+def _frame_jacobians_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    (q,) = primals
+    (dq,) = tangents
+    return frame_jacobians(handle, q), _frame_jacobian_changes(handle, q, dq)
+
+
+def _target_position_grad_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
+    return _kernel(handle, KERNEL_OF["multi_target_position_derivatives"], q)[0]
+
+
+def _target_position_grad_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    """The position rows (v, the kernels' rows 3 to 5) of every frame's Jacobian change."""
+    (q,) = primals
+    (dq,) = tangents
+    return target_position_grad(handle, q), _frame_jacobian_changes(handle, q, dq)[..., 3:, :]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -343,6 +362,18 @@ def _frame_poses_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any
     return (pos, rot, quat), (vel, drot, dquat)
 
 
+def _multi_target_position_impl(handle: JaxRobotHandle, q: jax.Array) -> jax.Array:
+    return _kernel(handle, KERNEL_OF["multi_target_position"], q)[0]
+
+
+def _multi_target_position_jvp(handle: JaxRobotHandle, primals: Any, tangents: Any) -> Any:
+    (q,) = primals
+    (dq,) = tangents
+    dpos = target_position_grad(handle, q)  # (..., NF, 3, NV)
+    theta = configuration_tangent(handle, q, dq)
+    return multi_target_position(handle, q), jnp.einsum("...fkc,...c->...fk", dpos, theta)
+
+
 def _frame_jacobian_impl(handle: JaxRobotHandle, frame: int, q: jax.Array) -> jax.Array:
     return _kernel(handle, KERNEL_OF["frame_jacobian"], q, frame=frame)[0]
 
@@ -372,6 +403,8 @@ frame_jacobian = _defjvp(_frame_jacobian_impl, _frame_jacobian_jvp, (0, 1))
 id_grad = _defjvp(_id_grad_impl, _id_grad_jvp, (0,))
 fd_grad = _defjvp(_fd_grad_impl, _fd_grad_jvp, (0,))
 frame_jacobians = _defjvp(_frame_jacobians_impl, _frame_jacobians_jvp, (0,))
+multi_target_position = _defjvp(_multi_target_position_impl, _multi_target_position_jvp, (0,))
+target_position_grad = _defjvp(_target_position_grad_impl, _target_position_grad_jvp, (0,))
 
 
 

@@ -386,6 +386,18 @@ class RobotBase:
             raise ValueError(f"frame index {index} is out of range for {n} frames of robot {self.name!r}")
         return index % n
 
+    def _target_frames(self, frames: Sequence[str | int] | None) -> tuple[int, ...] | None:
+        """The frame indices of ``multi_target_position``'s ``frames`` (``None``: every frame).
+
+        Raises:
+          ValueError: an unknown frame.
+          TypeError: ``frames`` is a single name or index rather than a sequence of them.
+        """
+        if frames is None:
+            return None
+        if isinstance(frames, (str, int)):
+            raise TypeError(f"frames must be a sequence of frame names or indices; got {frames!r}")
+        return tuple(self.frame_index(f) for f in frames)
 
     def joint_coordinates(self, joint: str | int) -> tuple[slice, slice]:
         """Where one joint's coordinates are: ``(q_slice, v_slice)``, so that ``q[..., q_slice]`` is its

@@ -33,6 +33,8 @@ KERNEL_OF: Mapping[str, str] = MappingProxyType({
     "frame_jacobians": "end_effector_pose_gradient",
     "frame_jacobian_derivatives": "end_effector_pose_hessian",
     "step_derivatives": "integrator_gradient",
+    "multi_target_position": "multi_target_position",
+    "multi_target_position_derivatives": "multi_target_position_gradient",
 })
 
 # integration scheme (JaxRobotHandle.step and .rollout's method=) -> the kernels' number for it

@@ -77,6 +77,11 @@ def _shape_dtype(x: ArrayLike) -> tuple[ArrayLike, tuple[int, ...], np.dtype[np.
     return x, shape, raw, False
 
 
+def _select_frames(x: jax.Array, indices: tuple[int, ...] | None, axis: int) -> jax.Array:
+    """x's entries of the given frames along its frame axis (every frame for None)."""
+    return x if indices is None else jnp.take(x, jnp.asarray(indices, dtype=jnp.int32), axis=axis)
+
+
 def _default_float() -> np.dtype[np.generic]:
     """JAX's default floating-point dtype: float64 with jax_enable_x64, else float32."""
     return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
@@ -618,6 +623,49 @@ class JaxRobotHandle(RobotBase):
         index = self.frame_index(frame)
         pos, rot, quat = self.frame_poses(q)
         return pos[..., index, :], rot[..., index, :, :], quat[..., index, :]
+
+    def multi_target_position(self, q: ArrayLike, frames: Sequence[str | int] | None = None) -> jax.Array:
+        """World positions of target frames over a horizon of configurations, in one kernel call
+        (``multi_target_position``: each state of the horizon is one sample of the batch).
+
+        Args:
+          q: configurations, shape ``(..., T, NQ)``: a horizon of ``T`` states, any ``T`` and any leading
+            batch (like every method's batch dimensions: a single state ``(NQ,)`` gives ``(F, 3)``).
+          frames: frame names or indices (static); by default every frame, in :attr:`frame_names` order (the
+            frames of :meth:`frame_poses` and :meth:`end_effector_pose`).
+
+        Returns:
+          ``(..., T, F, 3)``: the frames' origins in world coordinates, :meth:`frame_poses`'s positions.
+          Differentiable (through :meth:`multi_target_position_derivatives`), twice.
+
+        Raises:
+          ValueError: an unknown frame.
+          TypeError: ``frames`` is one name or index rather than a sequence.
+        """
+        (q_arr,) = self._arrays("multi_target_position", (q,))
+        indices = self._target_frames(frames)
+        return _select_frames(_autodiff.multi_target_position(self, q_arr), indices, axis=-2)
+
+    def multi_target_position_derivatives(self, q: ArrayLike, frames: Sequence[str | int] | None = None) -> jax.Array:
+        """Derivatives of :meth:`multi_target_position` in tangent coordinates, from the generated kernel
+        (``multi_target_position_gradient``).
+
+        Args:
+          q: configurations, shape ``(..., T, NQ)``.
+          frames: frame names or indices (static), as in :meth:`multi_target_position`.
+
+        Returns:
+          ``(..., T, F, 3, NV)`` with ``[..., t, f, k, c] = ∂pos[t, f, k] / ∂θ_c`` for tangent directions
+          ``θ_c`` of ``q[..., t, :]`` (see :meth:`configuration_tangent`): the rows ``v`` of the frames'
+          :meth:`frame_jacobians`. Differentiable once more (through :meth:`frame_jacobian_derivatives`).
+
+        Raises:
+          ValueError: an unknown frame.
+          TypeError: ``frames`` is one name or index rather than a sequence.
+        """
+        (q_arr,) = self._arrays("multi_target_position_derivatives", (q,))
+        indices = self._target_frames(frames)
+        return _select_frames(_autodiff.target_position_grad(self, q_arr), indices, axis=-3)
 
     def frame_jacobian(self, q: ArrayLike, frame: str | int) -> jax.Array:
         """World-aligned Jacobian of one frame.

@@ -307,6 +307,14 @@ class RobotHandle(RobotBase):
         pos, rot, quat = self._run("end_effector_pose", (q,), frame=index)
         return pos, rot, quat
 
+    def multi_target_position(
+        self, q: npt.ArrayLike, frames: Sequence[str | int] | None = None
+    ) -> npt.NDArray[Any]:
+        """World positions of target frames over a horizon, ``(..., T, F, 3)`` from ``q`` of shape
+        ``(..., T, NQ)``; see :meth:`grid_rbd.jax.JaxRobotHandle.multi_target_position`."""
+        indices = self._target_frames(frames)
+        return self._run("multi_target_position", (q,), frames=indices)[0]
+
     def frame_jacobian(self, q: npt.ArrayLike, frame: str | int) -> npt.NDArray[Any]:
         """World-aligned Jacobian of one frame, rows ``[v; omega]`` in world coordinates (Pinocchio's
         ``LOCAL_WORLD_ALIGNED`` frame Jacobian).
@@ -375,6 +383,14 @@ class RobotHandle(RobotBase):
         :meth:`grid_rbd.jax.JaxRobotHandle.forward_dynamics_second_derivatives`."""
         a, b, c, d = self._run("forward_dynamics_second_derivatives", (q, qd, tau))
         return a, b, c, d
+
+    def multi_target_position_derivatives(
+        self, q: npt.ArrayLike, frames: Sequence[str | int] | None = None
+    ) -> npt.NDArray[Any]:
+        """``∂pos/∂θ`` of :meth:`multi_target_position`, ``(..., T, F, 3, NV)``; see
+        :meth:`grid_rbd.jax.JaxRobotHandle.multi_target_position_derivatives`."""
+        indices = self._target_frames(frames)
+        return self._run("multi_target_position_derivatives", (q,), frames=indices)[0]
 
     def frame_jacobians(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
         """World-aligned Jacobians of every frame, ``(..., NF, 6, NV)``; see

@@ -64,6 +64,8 @@ METHODS = {
                lambda h, q, frame=None: _tuple(h.end_effector_pose(q, frame))),
         Method("frame_jacobian", ("q",), ("jacobian",), True,
                lambda h, q, frame=None: _tuple(h.frame_jacobian(q, frame))),
+        Method("multi_target_position", ("q",), ("pos",), False,
+               lambda h, q, frame=None: _tuple(h.multi_target_position(q))),
     ]
 }
 
@@ -85,6 +87,25 @@ def random_inputs(handle, rng: np.random.Generator, batch: tuple[int, ...], dtyp
         "tau": rng.normal(0.0, 10.0, batch + (handle.nv,)),
     }
     return {k: v.astype(dtype) for k, v in out.items()}
+
+
+def check_relative(robot: str, dtype, name: str, got, want, rtol: float) -> None:
+    """Asserts the worst sample's relative error (sample_errors, one batch dimension) is within rtol, and
+    logs it."""
+    err, _ = sample_errors(got, want, 1)
+    worst = int(np.argmax(err))
+    log_error(robot, dtype, name, float(err[worst]), float(err[worst] / rtol))
+    assert err[worst] <= rtol, (
+        f"{robot} {name} ({np.dtype(dtype).name}): relative error {err[worst]:.3e} > {rtol:.1e} at sample "
+        f"{worst}; {worst_entry(got, want, (worst,))}"
+    )
+
+
+def frame_map(handle, ref) -> np.ndarray:
+    """For each of the handle's frames, its index in the reference's (a refdata.Reference) frames."""
+    missing = [n for n in handle.frame_names if n not in ref.frame_names]
+    assert not missing, f"{handle.name}: frames of the build that Pinocchio has no BODY frame for: {missing}"
+    return np.array([ref.frame_names.index(n) for n in handle.frame_names], dtype=int)
 
 
 def leaf_frame(handle) -> str:

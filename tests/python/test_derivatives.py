@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import refdata
-from support import DTYPES, METHODS, leaf_frame, log_error, sample_errors, worst_entry
+from support import DTYPES, METHODS, check_relative, leaf_frame, log_error, sample_errors, worst_entry
 
 ROBOTS = refdata.robot_names()
 FLOATING = [r.name for r in refdata.robot_set() if r.free_flyer]
@@ -22,16 +22,6 @@ PINOCCHIO_RTOL = 1e-8
 # autodiff against central differences of step FD_STEP (see _central_differences)
 FD_STEP = 1e-3
 FD_RTOL = 1e-5
-
-
-def _check(robot, dtype, name, got, want, rtol):
-    err, _ = sample_errors(got, want, 1)
-    worst = int(np.argmax(err))
-    log_error(robot, dtype, name, float(err[worst]), float(err[worst] / rtol))
-    assert err[worst] <= rtol, (
-        f"{robot} {name} ({np.dtype(dtype).name}): relative error {err[worst]:.3e} > {rtol:.1e} at sample "
-        f"{worst}; {worst_entry(got, want, (worst,))}"
-    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -52,11 +42,11 @@ def test_derivative_kernels_match_pinocchio(robot, dtype, jax_handle, reference)
         # float32: inverse dynamics is well conditioned; forward dynamics goes through M⁻¹
         rtol_id = 1e-3
         rtol_fd = 1e-5 * float(np.max(ref.cond_mass_matrix()))
-    _check(robot, dtype, "inverse_dynamics_derivatives.dq", dtau_dq, ref.outputs["rnea_dq"], rtol_id)
-    _check(robot, dtype, "inverse_dynamics_derivatives.dqd", dtau_dqd, ref.outputs["rnea_dqd"], rtol_id)
-    _check(robot, dtype, "forward_dynamics_derivatives.dq", dqdd_dq, ref.outputs["aba_dq"], rtol_fd)
-    _check(robot, dtype, "forward_dynamics_derivatives.dqd", dqdd_dqd, ref.outputs["aba_dqd"], rtol_fd)
-    _check(robot, dtype, "forward_dynamics_derivatives.minv", minv, ref.outputs["minv"], rtol_fd)
+    check_relative(robot, dtype, "inverse_dynamics_derivatives.dq", dtau_dq, ref.outputs["rnea_dq"], rtol_id)
+    check_relative(robot, dtype, "inverse_dynamics_derivatives.dqd", dtau_dqd, ref.outputs["rnea_dqd"], rtol_id)
+    check_relative(robot, dtype, "forward_dynamics_derivatives.dq", dqdd_dq, ref.outputs["aba_dq"], rtol_fd)
+    check_relative(robot, dtype, "forward_dynamics_derivatives.dqd", dqdd_dqd, ref.outputs["aba_dqd"], rtol_fd)
+    check_relative(robot, dtype, "forward_dynamics_derivatives.minv", minv, ref.outputs["minv"], rtol_fd)
 
 
 @pytest.mark.parametrize("robot", ROBOTS)
@@ -67,11 +57,11 @@ def test_autodiff_of_fixed_base_methods_matches_pinocchio(robot, jax_handle, ref
     q, qd, qdd, tau = (jnp.asarray(ref.inputs[k]) for k in ("q", "qd", "qdd", "tau"))
     fd_dqd = jax.vmap(jax.jacfwd(lambda q, v, t: h.forward_dynamics(q, v, t), argnums=1))(q, qd, tau)
     id_dqd = jax.vmap(jax.jacrev(lambda q, v, a: h.inverse_dynamics(q, v, a), argnums=1))(q, qd, qdd)
-    _check(robot, np.float64, "jacfwd(forward_dynamics).qd", fd_dqd, ref.outputs["aba_dqd"], PINOCCHIO_RTOL)
-    _check(robot, np.float64, "jacrev(inverse_dynamics).qd", id_dqd, ref.outputs["rnea_dqd"], PINOCCHIO_RTOL)
+    check_relative(robot, np.float64, "jacfwd(forward_dynamics).qd", fd_dqd, ref.outputs["aba_dqd"], PINOCCHIO_RTOL)
+    check_relative(robot, np.float64, "jacrev(inverse_dynamics).qd", id_dqd, ref.outputs["rnea_dqd"], PINOCCHIO_RTOL)
     if not h.floating_base:
         fd_dq = jax.vmap(jax.jacrev(lambda q, v, t: h.forward_dynamics(q, v, t)))(q, qd, tau)
-        _check(robot, np.float64, "jacrev(forward_dynamics).q", fd_dq, ref.outputs["aba_dq"], PINOCCHIO_RTOL)
+        check_relative(robot, np.float64, "jacrev(forward_dynamics).q", fd_dq, ref.outputs["aba_dq"], PINOCCHIO_RTOL)
 
 
 # ---------------------------------------------------------------------------------------------------------

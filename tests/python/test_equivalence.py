@@ -15,16 +15,9 @@ import pytest
 import conventions
 import refdata
 import support
-from support import DTYPES, METHODS, RTOL
+from support import DTYPES, METHODS, RTOL, frame_map
 
 ROBOTS = refdata.robot_names()
-
-
-def frame_map(handle, ref: refdata.Reference) -> np.ndarray:
-    """For each of the handle's frames, its index in the reference's frames."""
-    missing = [n for n in handle.frame_names if n not in ref.frame_names]
-    assert not missing, f"{handle.name}: frames of the build that Pinocchio has no BODY frame for: {missing}"
-    return np.array([ref.frame_names.index(n) for n in handle.frame_names], dtype=int)
 
 
 @pytest.mark.parametrize("robot", ROBOTS)
