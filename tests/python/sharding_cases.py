@@ -56,6 +56,8 @@ def _methods() -> list[Case]:
         Case("frame_jacobian", ("q",), lambda h: lambda q: h.frame_jacobian(q, leaf(h))),
         Case("frame_jacobians", ("q",), lambda h: h.frame_jacobians),
         Case("frame_jacobian_derivatives", ("q",), lambda h: lambda q: h.frame_jacobian_derivatives(q, leaf(h))),
+        Case("multi_target_position", ("q",), lambda h: h.multi_target_position),
+        Case("multi_target_position_derivatives", ("q",), lambda h: h.multi_target_position_derivatives),
         Case("inverse_dynamics_derivatives", ("q", "qd", "qdd"), lambda h: h.inverse_dynamics_derivatives),
         Case("forward_dynamics_derivatives", ("q", "qd", "tau"), lambda h: h.forward_dynamics_derivatives),
         Case("inverse_dynamics_second_derivatives", ("q", "qd", "qdd"),
@@ -72,7 +74,7 @@ def _methods() -> list[Case]:
 _DIFFERENTIABLE = (
     "inverse_dynamics", "bias_forces", "gravity_forces", "mass_matrix", "minv", "forward_dynamics_aba",
     "forward_dynamics_minv", "frame_poses", "frame_jacobian", "frame_jacobians", "inverse_dynamics_derivatives",
-    "forward_dynamics_derivatives", "step", "rollout",
+    "forward_dynamics_derivatives", "step", "rollout", "multi_target_position", "multi_target_position_derivatives",
 )
 
 
