@@ -29,7 +29,8 @@ kernel); see :mod:`grid_rbd._autodiff` for the rules. Derivatives with respect t
 free-flyer's quaternion follow the chain rule through its normalisation: the kernels use the rotation of
 ``quat / |quat|``, so a radial change of the quaternion changes nothing. The derivative kernels are public
 too (:meth:`JaxRobotHandle.inverse_dynamics_derivatives`, :meth:`JaxRobotHandle.forward_dynamics_derivatives`,
-:meth:`JaxRobotHandle.frame_jacobians`); their results are in tangent coordinates, which
+:meth:`JaxRobotHandle.frame_jacobians`, :meth:`JaxRobotHandle.multi_target_position_derivatives`); their
+results are in tangent coordinates, which
 :meth:`JaxRobotHandle.configuration_tangent` relates to ``q``. Second derivatives (``jax.hessian``, a ``grad`` of a
 ``grad``) come from the second-order kernels (:meth:`JaxRobotHandle.inverse_dynamics_second_derivatives`,
 :meth:`JaxRobotHandle.forward_dynamics_second_derivatives`, :meth:`JaxRobotHandle.frame_jacobian_derivatives`).
