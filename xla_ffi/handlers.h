@@ -214,6 +214,23 @@ struct Pointers {
     std::array<const T*, Alg::kInputs.size()> in;
 };
 
+// The error of a handler whose entry point this library was built without (Alg::kCompiled false): a CUDA
+// library of some entry points (GRID_CUDA_ENTRIES), or one of a run-time build's CPU libraries, each of which
+// compiles some entry points (cpu_libraries.json in the build folder says which; grid_rbd registers every
+// handler from the library that has it).
+inline ffi::Error not_compiled(const char* algo) {
+#if defined(__CUDACC__)
+    return ffi::Error(ffi::ErrorCode::kUnimplemented,
+                      prefix(algo) + "this CUDA library was built without it (GRID_CUDA_ENTRIES); rebuild the robot "
+                                     "without GRID_CUDA_ENTRIES, or with it in the list");
+#else
+    return ffi::Error(ffi::ErrorCode::kUnimplemented,
+                      prefix(algo) + "this CPU library was built without it; another CPU library of the robot has "
+                                     "it (see cpu_libraries.json in the build folder), and grid_rbd registers it "
+                                     "from there");
+#endif
+}
+
 #if defined(__CUDACC__)
 
 inline ffi::Error cuda_error(const char* algo, const char* what, cudaError_t err) {
@@ -259,9 +276,7 @@ template <typename Alg, typename T>
 ffi::Error execute(Stream stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples,
                    const ffi::AnyBuffer& workspace) {
     if constexpr (!Alg::kCompiled) {
-        return ffi::Error(ffi::ErrorCode::kUnimplemented,
-                          prefix(Alg::kName) + "this CUDA library was built without it (mage build -entries); "
-                                               "rebuild the robot without -entries, or with it in the list");
+        return not_compiled(Alg::kName);
     } else {
         return execute_compiled<Alg, T>(stream, p, attrs, samples, workspace);
     }
@@ -343,10 +358,15 @@ ffi::Error run_on_workers(const char* algo, int64_t samples, const Run& run) {
     return ffi::Error::Success();
 }
 
+// Runs the host wrapper, or says that this library was built without it.
 template <typename Alg, typename T>
 ffi::Error execute(Stream, const Pointers<Alg, T>& p, const Attrs& attrs, int64_t samples, const ffi::AnyBuffer&) {
-    return run_on_workers(Alg::kName, samples,
-                          [&p, &attrs](int64_t begin, int64_t count) { return run_range(p, attrs, begin, count); });
+    if constexpr (!Alg::kCompiled) {
+        return not_compiled(Alg::kName);
+    } else {
+        return run_on_workers(Alg::kName, samples,
+                              [&p, &attrs](int64_t begin, int64_t count) { return run_range(p, attrs, begin, count); });
+    }
 }
 
 #endif

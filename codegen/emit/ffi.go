@@ -83,14 +83,15 @@ func generateFFI(robot string, entries []*entry) string {
 				w.block("static grid::Status host(T* const* o, const T* const* i, [[maybe_unused]] const Attrs& a, int n)", func() {
 					w.line("return grid::%s<T>(%s);", e.name, args(false))
 				})
-				w.line("#if defined(__CUDACC__)")
-				// A library built from some entry points only (build.Toolchain.CUDAEntries) compiles the
-				// others' handlers to a clear error, never referencing their kernels.
+				// A library built from some entry points only (a CUDA library of build.Toolchain.CUDAEntries, a
+				// run-time build's CPU libraries) compiles the others' handlers to a clear error, never
+				// referencing their kernels or host wrappers.
 				w.line("#if defined(GRID_ENTRY_SKIPPED_%s)", e.upper())
 				w.line("static constexpr bool kCompiled = false;")
 				w.line("#else")
 				w.line("static constexpr bool kCompiled = true;")
 				w.line("#endif")
+				w.line("#if defined(__CUDACC__)")
 				w.line("template <typename T>")
 				w.line("static constexpr int kTier = grid::launch_cfg<GRID_ALGO_%s, T>::TIER;", e.upper())
 				w.line("template <typename T>")
