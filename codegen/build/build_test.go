@@ -91,23 +91,106 @@ func TestCompileCPULinksSeparateUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	for _, a := range m.Algorithms {
-		want = append(want, "grid_"+a.Name+"_cpu", "grid_"+a.Name+"_cpu_workspace_bytes")
-	}
-	for _, t := range m.Trajectories { // the fused rollout handlers, with no workspace
-		want = append(want, "grid_"+t+"_cpu")
-	}
-	sort.Strings(want)
-	exported, undefinedGrid := librarySymbols(t, filepath.Join(dir, build.CPULibrary), "grid_")
-	if d := cmp.Diff(want, exported); d != "" {
-		t.Errorf("exported handlers (-want +got):\n%s", d)
-	}
-	if len(undefinedGrid) > 0 {
-		t.Errorf("grid symbols left undefined: %v", undefinedGrid)
-	}
+	checkExports(t, filepath.Join(dir, build.CPULibrary), handlerSymbols(m, "cpu", true, true))
 	if _, err := os.Stat(filepath.Join(dir, "cpu_objects")); !os.IsNotExist(err) {
 		t.Errorf("the objects were not removed after the link: %v", err)
+	}
+}
+
+// TestCompileCPUDeferred: a run-time build's core library exports every algorithm's handler and lists the
+// libraries in LibrariesFile, every handler once; two callers of CompileCPUDeferred at once (one compiles,
+// the other waits for it) leave the deferred libraries, which export every algorithm's handler and the fused
+// rollouts respectively, with no grid symbol undefined and no objects behind; an unknown library is refused.
+func TestCompileCPUDeferred(t *testing.T) {
+	include := filepath.Join(testrobots.RepoRoot(), ".venv", "ffi-include")
+	if _, err := os.Stat(filepath.Join(include, "xla", "ffi", "api", "ffi.h")); err != nil {
+		t.Skipf("no XLA FFI headers in %s (go tool mage venv): %v", include, err)
+	}
+	r, err := model.Load(testrobots.Own("branchy.urdf"), urdf.Options{}, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "robot")
+	out, err := build.Generate(r, dir, emit.Options{Roll: emit.RollNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := emit.ParseMetadata(out.Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := build.Toolchain{FFIInclude: include, Root: testrobots.RepoRoot(), Jobs: 2}
+	if err := tc.CompileCPUCore(dir, r.Name); err != nil {
+		t.Fatal(err)
+	}
+	checkExports(t, filepath.Join(dir, build.CPULibrary), handlerSymbols(m, "cpu", true, false))
+	infos, err := build.ReadLibraries(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files, listed, want []string
+	for _, l := range infos {
+		files = append(files, l.File)
+		listed = append(append(listed, l.Algorithms...), l.Trajectories...)
+	}
+	for _, a := range m.Algorithms {
+		want = append(want, a.Name)
+	}
+	want = append(want, m.Trajectories...)
+	sort.Strings(listed)
+	sort.Strings(want)
+	if d := cmp.Diff([]string{build.CPULibrary, build.DerivativesLibrary, build.RolloutsLibrary}, files); d != "" {
+		t.Errorf("%s lists (-want +got):\n%s", build.LibrariesFile, d)
+	}
+	if d := cmp.Diff(want, listed); d != "" {
+		t.Errorf("%s's handlers (-want +got):\n%s", build.LibrariesFile, d)
+	}
+	if err := tc.CompileCPUDeferred(dir, []string{"libnothing.so"}); err == nil || !strings.Contains(err.Error(), `no deferred library "libnothing.so"`) {
+		t.Errorf("CompileCPUDeferred of an unknown library: got %v", err)
+	}
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- tc.CompileCPUDeferred(dir, nil) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkExports(t, filepath.Join(dir, build.DerivativesLibrary), handlerSymbols(m, "cpu", true, false))
+	checkExports(t, filepath.Join(dir, build.RolloutsLibrary), handlerSymbols(m, "cpu", false, true))
+	if _, err := os.Stat(filepath.Join(dir, "cpu_objects")); !os.IsNotExist(err) {
+		t.Errorf("the objects were not removed after the link: %v", err)
+	}
+}
+
+// handlerSymbols are the handlers a library of the robot m exports on platform (cpu, cuda): every
+// algorithm's and its workspace query, the fused rollouts' (no workspace), sorted.
+func handlerSymbols(m *emit.Metadata, platform string, algorithms, rollouts bool) []string {
+	var want []string
+	for _, a := range m.Algorithms {
+		if algorithms {
+			want = append(want, "grid_"+a.Name+"_"+platform, "grid_"+a.Name+"_"+platform+"_workspace_bytes")
+		}
+	}
+	for _, r := range m.Trajectories {
+		if rollouts {
+			want = append(want, "grid_"+r+"_"+platform)
+		}
+	}
+	sort.Strings(want)
+	return want
+}
+
+// checkExports compares the handlers a library exports with want and reports grid symbols left undefined.
+func checkExports(t *testing.T, lib string, want []string) {
+	t.Helper()
+	exported, undefinedGrid := librarySymbols(t, lib, "grid_")
+	if d := cmp.Diff(want, exported); d != "" {
+		t.Errorf("%s: exported handlers (-want +got):\n%s", filepath.Base(lib), d)
+	}
+	if len(undefinedGrid) > 0 {
+		t.Errorf("%s: grid symbols left undefined: %v", filepath.Base(lib), undefinedGrid)
 	}
 }
 
@@ -138,21 +221,7 @@ func TestCompileCUDAWithSomeEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	for _, a := range m.Algorithms {
-		want = append(want, "grid_"+a.Name+"_cuda", "grid_"+a.Name+"_cuda_workspace_bytes")
-	}
-	for _, t := range m.Trajectories {
-		want = append(want, "grid_"+t+"_cuda")
-	}
-	sort.Strings(want)
-	exported, undefinedGrid := librarySymbols(t, filepath.Join(dir, build.CUDALibrary), "grid_")
-	if d := cmp.Diff(want, exported); d != "" {
-		t.Errorf("exported handlers (-want +got):\n%s", d)
-	}
-	if len(undefinedGrid) > 0 {
-		t.Errorf("grid symbols left undefined: %v", undefinedGrid)
-	}
+	checkExports(t, filepath.Join(dir, build.CUDALibrary), handlerSymbols(m, "cuda", true, true))
 }
 
 // librarySymbols reads a shared library's dynamic symbols: those it defines with the prefix, sorted, and the

@@ -62,99 +62,144 @@ func (tc Toolchain) includes(dir string) []string {
 // -O2 (15-17 µs and 34-36 µs a call), -O0 1-2 µs slower at batch 1.
 const handlerOpt = "-O1"
 
-// derivativeUnit are the entry points of the CPU library's derivative unit: the second-order ones, which
-// share the dual-number algorithms, and the inverse-dynamics gradient, which they also compile (in float
-// and double), so that it costs that unit little and the other entry points' unit less. Measured for iiwa
-// (CPU seconds): this unit 13.9, the others 7.9, the handlers 6.6; with the gradient in the other unit,
-// 12.8 and 8.9.
-var derivativeUnit = map[string]bool{"IDSVA_SO": true, "FDSVA_SO": true, "INVERSE_DYNAMICS_GRADIENT": true}
-
-// CompileCPU compiles the host handler library of the robot built in dir (handlers grid_<algo>_cpu). With
-// more than one job (tc.Jobs, default the CPUs) it compiles its translation units side by side and links
-// them: the derivative entry points (derivativeUnit), every other entry point, an unrolled robot's fused
-// rollout handlers (xla_ffi/trajectory_cpu.cc) and the handlers (GRID_SEPARATE_ENTRIES; see
-// emitSeparateHostInstantiation), the entry points grouped by the code they share. Split, the compiler does about a fifth more work in total (iiwa 28.4 CPU seconds against 23.3,
-// g1_29dof 171.6 against 138.2: inline code both entry units use is compiled in each), so with one job, or
-// where the caller already runs builds side by side, one unit is faster. The objects are removed after the
-// link.
+// CompileCPU compiles the host handler library of the robot built in dir (handlers grid_<algo>_cpu), every
+// entry point and an unrolled robot's fused rollout handlers in CPULibrary, as `go tool mage build` does.
+// With more than one job (tc.Jobs, default the CPUs) it compiles its translation units side by side and
+// links them: the entry points grouped by the code they share (cpuLibraries), the rollout handlers
+// (xla_ffi/trajectory_cpu.cc) and the handlers (GRID_SEPARATE_ENTRIES; see emitSeparateHostInstantiation).
+// Split, the compiler does about a fifth more work in total (iiwa 28.4 CPU seconds against 23.3, g1_29dof
+// 171.6 against 138.2: inline code two units use is compiled in each), so with one job, or where the caller
+// already runs builds side by side, one unit is faster. The objects are removed after the link.
 func (tc Toolchain) CompileCPU(dir, robot string) error {
+	libs, entries, _, err := cpuPlan(dir, false)
+	if err != nil {
+		return err
+	}
+	return tc.compileLibraries(dir, robot, libs, entries)
+}
+
+// CompileCPUCore compiles the CPULibrary of a run-time build, which defers its expensive entry points: the
+// handlers and the entry points a first call needs (dynamics, the mass matrix and its inverse, frame poses
+// and Jacobians, the integrator), the other handlers returning an error. It lists the robot's CPU libraries
+// in LibrariesFile; CompileCPUDeferred compiles the deferred ones, the derivatives (DerivativesLibrary: the
+// second-order unit alone takes g1_29dof's compiler two minutes) and the fused rollouts (RolloutsLibrary).
+func (tc Toolchain) CompileCPUCore(dir, robot string) error {
+	libs, entries, facts, err := cpuPlan(dir, true)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(libs, func(l cpuLibrary) bool { return l.file == CPULibrary })
+	if i < 0 {
+		return fmt.Errorf("%s: no entry point of the core CPU library in %s", dir, HeaderFile)
+	}
+	if err := tc.compileLibraries(dir, robot, libs[i:i+1], entries); err != nil {
+		return err
+	}
+	return writeLibraries(dir, libraryInfos(libs, facts.Trajectories))
+}
+
+// cpuPlan reads the entry points and metadata of the robot built in dir and groups them into libraries
+// (cpuLibraries).
+func cpuPlan(dir string, deferred bool) ([]cpuLibrary, []string, buildFacts, error) {
+	facts, err := readBuildFacts(dir)
+	if err != nil {
+		return nil, nil, facts, err
+	}
+	entries, err := headerEntries(dir)
+	if err != nil {
+		return nil, nil, facts, err
+	}
+	return cpuLibraries(entries, len(facts.Trajectories) > 0, deferred), entries, facts, nil
+}
+
+// compileLibraries compiles libs of the robot built in dir, whose header has the entry points all. With one
+// job each library is one compiler command: the handlers (xla_ffi/ffi_cpu.cc, those of the entry points
+// the library leaves out defined GRID_ENTRY_SKIPPED_<ENTRY>) and the rollout handlers, as their libraries
+// have them. With more, the units of every library compile side by side, tc.jobs() at a time and longest
+// first, and each library is linked from its own.
+func (tc Toolchain) compileLibraries(dir, robot string, libs []cpuLibrary, all []string) error {
 	start := time.Now()
 	cxx := tc.CXX
 	if cxx == "" {
 		cxx = "c++"
 	}
-	lib := filepath.Join(dir, CPULibrary)
-	// an unrolled robot's fused rollout handlers (xla_ffi/trajectory.h), a unit of their own
-	trajectories, err := HasTrajectories(dir)
-	if err != nil {
-		return err
-	}
+	handlers := tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc"))
 	rollouts := tc.path(filepath.Join("xla_ffi", "trajectory_cpu.cc"))
-	if tc.jobs() == 1 {
-		args := append([]string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
-			"-fvisibility-inlines-hidden", "-Wall", "-Wextra", define(robot)}, tc.includes(dir)...)
-		args = append(args, tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc")))
-		if trajectories {
-			args = append(args, rollouts)
+	base := append([]string{"-std=c++17", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-Wall",
+		"-Wextra", define(robot)}, tc.includes(dir)...)
+	skips := func(l cpuLibrary) []string {
+		var defs []string
+		for _, e := range l.skipped(all) {
+			defs = append(defs, "-DGRID_ENTRY_SKIPPED_"+e)
 		}
-		return compileLibrary(cxx, args, lib)
+		return defs
 	}
-	entries, err := headerEntries(dir)
-	if err != nil {
-		return err
+	if tc.jobs() == 1 {
+		for _, l := range libs {
+			args := append(append([]string{"-O2", "-shared"}, base...), skips(l)...)
+			if len(l.groups) > 0 {
+				args = append(args, handlers)
+			}
+			if l.rollouts {
+				args = append(args, rollouts)
+			}
+			if err := compileLibrary(cxx, args, filepath.Join(dir, l.file)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	objDir := filepath.Join(dir, "cpu_objects")
 	if err := freshDir(objDir); err != nil {
 		return err
 	}
 	defer os.RemoveAll(objDir)
-	common := append([]string{"-std=c++17", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
-		"-Wall", "-Wextra", define(robot), "-DGRID_SEPARATE_ENTRIES", "-c"}, tc.includes(dir)...)
-	var derivatives, others []string
-	for _, e := range entries {
-		if derivativeUnit[e] {
-			derivatives = append(derivatives, e)
-		} else {
-			others = append(others, e)
+	common := append(slices.Clone(base), "-DGRID_SEPARATE_ENTRIES", "-c")
+	optimised := append([]string{"-O2"}, common...)
+	// The units of every library, entry groups first (the longest), then the rollouts, then the handlers.
+	var groups, rolloutUnits, handlerUnits []unit
+	objects := make([][]string, len(libs))
+	for i, l := range libs {
+		stem := strings.TrimSuffix(strings.TrimPrefix(l.file, "libgrid_rbd_"), ".so")
+		obj := func(name string) string {
+			o := filepath.Join(objDir, stem+"."+name+".o")
+			objects[i] = append(objects[i], o)
+			return o
+		}
+		for _, g := range l.groups {
+			var text strings.Builder
+			for _, e := range g.entries {
+				text.WriteString("#define GRID_ENTRY_" + e + "\n")
+			}
+			text.WriteString("#include \"grid.cuh\"\n")
+			src := filepath.Join(objDir, stem+"."+g.name+".cc")
+			if err := os.WriteFile(src, []byte(text.String()), 0o644); err != nil {
+				return err
+			}
+			groups = append(groups, unit{src: src, obj: obj(g.name), args: optimised})
+		}
+		if l.rollouts {
+			rolloutUnits = append(rolloutUnits, unit{src: rollouts, obj: obj("rollouts"), args: optimised})
+		}
+		if len(l.groups) > 0 {
+			args := append(append([]string{handlerOpt}, common...), skips(l)...)
+			handlerUnits = append(handlerUnits, unit{src: handlers, obj: obj("handlers"), args: args})
 		}
 	}
-	// Longest first, so that on two CPUs the handlers follow the shorter entry unit rather than delay the
-	// longest; a rolled robot has no second-order entry points and so a small derivative unit.
-	var units []unit
-	for _, g := range []struct {
-		name    string
-		entries []string
-	}{{"derivatives", derivatives}, {"entries", others}} {
-		if len(g.entries) == 0 {
-			continue
-		}
-		var text strings.Builder
-		for _, e := range g.entries {
-			text.WriteString("#define GRID_ENTRY_" + e + "\n")
-		}
-		text.WriteString("#include \"grid.cuh\"\n")
-		src := filepath.Join(objDir, g.name+".cc")
-		if err := os.WriteFile(src, []byte(text.String()), 0o644); err != nil {
+	names := make([]string, len(libs))
+	for i, l := range libs {
+		names[i] = l.file
+	}
+	if err := tc.compileUnits(cxx, strings.Join(names, ", "), slices.Concat(groups, rolloutUnits, handlerUnits)); err != nil {
+		return err
+	}
+	for i, l := range libs {
+		lib := filepath.Join(dir, l.file)
+		if err := compileLibrary(cxx, append([]string{"-shared"}, objects[i]...), lib); err != nil {
 			return err
 		}
-		units = append(units, unit{src: src, obj: filepath.Join(objDir, g.name+".o"), args: append([]string{"-O2"}, common...)})
 	}
-	if trajectories {
-		units = append(units, unit{src: rollouts, obj: filepath.Join(objDir, "rollouts.o"), args: append([]string{"-O2"}, common...)})
-	}
-	units = append(units, unit{src: tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc")), obj: filepath.Join(objDir, "handlers.o"),
-		args: append([]string{handlerOpt}, common...)})
-	if err := tc.compileUnits(cxx, lib, units); err != nil {
-		return err
-	}
-	link := []string{"-shared"}
-	for _, u := range units {
-		link = append(link, u.obj)
-	}
-	if err := compileLibrary(cxx, link, lib); err != nil {
-		return err
-	}
-	fmt.Printf("%s: compiled and linked in %v\n", lib, time.Since(start).Round(time.Millisecond))
+	fmt.Printf("%s: compiled and linked %s in %v\n", dir, strings.Join(names, ", "), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -267,6 +312,7 @@ func HasTrajectories(dir string) (bool, error) {
 
 // buildFacts are what the library builds read from a robot's metadata.json.
 type buildFacts struct {
+	Robot        string   `json:"robot"`
 	Rolled       bool     `json:"rolled"`
 	Floating     bool     `json:"floating_base"`
 	Trajectories []string `json:"trajectories"`

@@ -3,9 +3,14 @@
 // does, for machines without Go: the Python package runs it for JaxRobotHandle.from_urdf and
 // `python -m grid_rbd build`.
 //
-//	grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=auto|always|never] [-cxx CXX] [-jobs N] URDF
+//	grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=auto|always|never] [-cxx CXX] [-jobs N] [-defer] URDF
+//	grid-rbd-build -finish DIR -src ROOT -ffi-include DIR [-cxx CXX] [-jobs N] [LIBRARY...]
 //
 // ROOT holds kernels/ and xla_ffi/; -ffi-include the folder with xla/ffi/api/ffi.h (jax.ffi.include_dir()).
+// With -defer, libgrid_rbd_cpu.so holds the entry points a first call needs and the others are left to
+// deferred libraries, listed in DIR/cpu_libraries.json (build.CompileCPUCore); -finish compiles a folder's
+// deferred libraries that are missing, the named ones or all, waiting for another process that compiles them
+// (build.CompileCPUDeferred).
 // Exit status 2: the URDF or the flags are invalid (the message names the element and line); 1: anything
 // else, such as a compiler error.
 package main
@@ -44,12 +49,19 @@ func run(args []string) error {
 	floating := fs.Bool("floating", false, "add a free-flyer base")
 	roll := fs.String("roll", "auto", "unrolled or rolled robot description: auto, always or never")
 	cxx := fs.String("cxx", "", "C++17 compiler (default c++)")
-	jobs := fs.Int("jobs", 0, "compilers run at once (default: the CPUs; 1 compiles one translation unit)")
+	jobs := fs.Int("jobs", 0, "compilers run at once (default: the CPUs; 1 compiles one translation unit per library)")
+	deferred := fs.Bool("defer", false, "compile only the entry points a first call needs; -finish compiles the others")
+	finish := fs.String("finish", "", "compile the deferred libraries of this build folder (the named ones, or all)")
 	if err := fs.Parse(args); err != nil {
 		return inputError{err}
 	}
-	if fs.NArg() != 1 || *out == "" || *src == "" || *ffiInclude == "" {
-		return inputError{errors.New("usage: grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=MODE] URDF")}
+	if *src == "" || *ffiInclude == "" || (*finish == "") == (*out == "") || (*finish == "" && fs.NArg() != 1) {
+		return inputError{errors.New("usage: grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=MODE] [-defer] URDF\n" +
+			"       grid-rbd-build -finish DIR -src ROOT -ffi-include DIR [LIBRARY...]")}
+	}
+	tc := build.Toolchain{CXX: *cxx, FFIInclude: *ffiInclude, Root: *src, Jobs: *jobs}
+	if *finish != "" {
+		return tc.CompileCPUDeferred(*finish, fs.Args())
 	}
 	mode, err := emit.ParseRoll(*roll)
 	if err != nil {
@@ -63,8 +75,11 @@ func run(args []string) error {
 	if _, err := build.Generate(r, *out, emit.Options{Roll: mode}); err != nil {
 		return err
 	}
-	tc := build.Toolchain{CXX: *cxx, FFIInclude: *ffiInclude, Root: *src, Jobs: *jobs}
-	if err := tc.CompileCPU(*out, r.Name); err != nil {
+	compile := tc.CompileCPU
+	if *deferred {
+		compile = tc.CompileCPUCore
+	}
+	if err := compile(*out, r.Name); err != nil {
 		return err
 	}
 	fmt.Printf("%s: built %s in %v\n", r.Name, *out, time.Since(start).Round(time.Millisecond))

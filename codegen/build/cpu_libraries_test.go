@@ -1,0 +1,64 @@
+package build
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCPULibraries: one library of every unit, or, deferred, the entry points a first call needs in
+// CPULibrary and the derivatives and rollouts apart; each entry point in one unit, units longest first.
+func TestCPULibraries(t *testing.T) {
+	unrolled := []string{"ABA", "END_EFFECTOR_POSE_GRADIENT", "FDSVA_SO", "FORWARD_DYNAMICS_GRADIENT", "IDSVA_SO",
+		"INVERSE_DYNAMICS", "INVERSE_DYNAMICS_GRADIENT", "MASS_MATRIX"}
+	rolled := []string{"ABA", "FORWARD_DYNAMICS_GRADIENT", "INVERSE_DYNAMICS", "INVERSE_DYNAMICS_GRADIENT"}
+	secondOrder := entryGroup{unitSecondOrder, []string{"FDSVA_SO", "IDSVA_SO", "INVERSE_DYNAMICS_GRADIENT"}}
+	gradients := entryGroup{unitGradients, []string{"END_EFFECTOR_POSE_GRADIENT", "FORWARD_DYNAMICS_GRADIENT"}}
+	entries := entryGroup{unitEntries, []string{"ABA", "INVERSE_DYNAMICS", "MASS_MATRIX"}}
+	for _, c := range []struct {
+		name     string
+		entries  []string
+		rollouts bool
+		deferred bool
+		want     []cpuLibrary
+	}{
+		{"all in one", unrolled, true, false, []cpuLibrary{
+			{file: CPULibrary, groups: []entryGroup{secondOrder, gradients, entries}, rollouts: true}}},
+		{"deferred", unrolled, true, true, []cpuLibrary{
+			{file: CPULibrary, groups: []entryGroup{entries}},
+			{file: DerivativesLibrary, groups: []entryGroup{secondOrder, gradients}},
+			{file: RolloutsLibrary, rollouts: true}}},
+		{"rolled, deferred", rolled, false, true, []cpuLibrary{
+			{file: CPULibrary, groups: []entryGroup{{unitEntries, []string{"ABA", "INVERSE_DYNAMICS"}}}},
+			{file: DerivativesLibrary, groups: []entryGroup{
+				{unitSecondOrder, []string{"INVERSE_DYNAMICS_GRADIENT"}},
+				{unitGradients, []string{"FORWARD_DYNAMICS_GRADIENT"}}}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := cpuLibraries(c.entries, c.rollouts, c.deferred)
+			if d := cmp.Diff(c.want, got, cmp.AllowUnexported(cpuLibrary{}, entryGroup{})); d != "" {
+				t.Errorf("cpuLibraries (-want +got):\n%s", d)
+			}
+			for _, l := range got {
+				skipped := l.skipped(c.entries)
+				if len(skipped)+len(l.entries()) != len(c.entries) {
+					t.Errorf("%s compiles %v and skips %v of %v", l.file, l.entries(), skipped, c.entries)
+				}
+			}
+		})
+	}
+}
+
+// TestLibraryInfos: what LibrariesFile says of each library, the metadata's lower-case names.
+func TestLibraryInfos(t *testing.T) {
+	libs := cpuLibraries([]string{"ABA", "FDSVA_SO"}, true, true)
+	got := libraryInfos(libs, []string{"rollout", "rollout_tangent"})
+	want := []LibraryInfo{
+		{File: CPULibrary, Kernels: "dynamics", Algorithms: []string{"aba"}, Trajectories: []string{}},
+		{File: DerivativesLibrary, Kernels: "derivative", Algorithms: []string{"fdsva_so"}, Trajectories: []string{}, Deferred: true},
+		{File: RolloutsLibrary, Kernels: "rollout", Algorithms: []string{}, Trajectories: []string{"rollout", "rollout_tangent"}, Deferred: true},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("libraryInfos (-want +got):\n%s", d)
+	}
+}
