@@ -1,5 +1,7 @@
-"""``python -m grid_rbd build ROBOT.urdf [--floating] [--roll=MODE]``: generate and compile a robot's kernels (cached), and
-print the build folder, which ``JaxRobotHandle(folder)`` and ``RobotHandle(folder)`` load."""
+"""``python -m grid_rbd build ROBOT.urdf [--floating] [--roll=MODE] [--defer=WHEN]``: build a robot's kernels.
+
+Generates and compiles them (cached) and prints the build folder, which ``JaxRobotHandle(folder)`` and
+``RobotHandle(folder)`` load."""
 
 from __future__ import annotations
 
@@ -16,11 +18,14 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--roll", default="auto", choices=("auto", "always", "never"),
                        help="rolled description (compiles in seconds, no second-order kernels), unrolled, or auto "
                             "(rolled above 64 bodies)")
+    build.add_argument("--defer", choices=("background", "first-use", "no"),
+                       help="when the derivative and rollout kernels compile: in a process started now (default), "
+                            "on first use, or before this returns (default $GRID_RBD_DEFER, else background)")
     args = parser.parse_args(argv)
     from ._runtime_build import BuildError, build_from_urdf
 
     try:
-        folder = build_from_urdf(args.urdf, floating=args.floating, roll=args.roll, quiet=False)
+        folder = build_from_urdf(args.urdf, floating=args.floating, roll=args.roll, defer=args.defer, quiet=False)
     except (OSError, ValueError, BuildError) as exc:
         print(f"grid_rbd build: {exc}", file=sys.stderr)
         return 1

@@ -10,6 +10,11 @@ registered as the FFI targets ``grid_rbd.<robot>.<algorithm>`` for the platforms
 ``<robot>`` is the build directory's name (characters outside ``[A-Za-z0-9_]`` replaced by ``_``, and a
 numeric suffix added when two different directories share a name).
 
+A run-time build spreads its CPU handlers over several libraries (:mod:`grid_rbd._libraries`): those of
+``libgrid_rbd_cpu.so`` are registered when the directory is loaded, those of a deferred library when a call
+first asks for one of its targets (:meth:`LoadedRobot.target`), which waits for the library to be compiled
+first if need be. That happens while the call is traced, before JAX lowers it and looks its target up.
+
 Loading happens at most once per build directory and process, under a lock, so creating handles from
 several threads is safe and registering is idempotent. The libraries are opened with ``RTLD_LOCAL`` so that
 the identically named symbols of different robots never resolve into one another.
@@ -21,7 +26,9 @@ import ctypes
 import logging
 import os
 import re
+import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +36,8 @@ from pathlib import Path
 
 import jax
 
-from ._artifacts import CPU_LIBRARY, CUDA_LIBRARY, METADATA, RobotNotBuiltError
+from ._artifacts import CUDA_LIBRARY, METADATA, RobotNotBuiltError
+from ._libraries import CPULibrary, LibrariesError, cpu_libraries
 from ._metadata import RobotMetadata, load_metadata
 
 __all__ = ["LoadedRobot", "load_robot", "loaded_robots"]
@@ -49,6 +57,8 @@ class LoadedRobot:
       cuda: whether the CUDA handlers were registered.
       cuda_error: why the CUDA handlers were not registered, if a CUDA library exists but failed to load or
         register; ``None`` otherwise.
+      deferred: the deferred CPU libraries of a run-time build, each registered on first use; ``None`` when
+        there are none.
     """
 
     build_dir: Path
@@ -58,9 +68,18 @@ class LoadedRobot:
     cuda: bool
     cuda_error: str | None
     cuda_workspace: Mapping[str, Callable[[int, int], int]] = field(default_factory=dict)
+    deferred: _DeferredLibraries | None = None
 
     def target(self, algorithm: str) -> str:
-        """The FFI target name of one algorithm."""
+        """The FFI target name of one algorithm or fused rollout, its CPU handler registered: a deferred
+        library's is loaded (and compiled, if no process has yet) on the first call that needs it.
+
+        Raises:
+          grid_rbd._runtime_build.BuildError: compiling a deferred library failed.
+          RobotNotBuiltError, RuntimeError, OSError: as for :func:`load_robot`, loading it.
+        """
+        if self.deferred is not None:
+            self.deferred.load(algorithm)
         return f"{self.target_prefix}.{algorithm}"
 
     def workspace_bytes(self, algorithm: str, samples: int, itemsize: int) -> int:
@@ -101,6 +120,79 @@ def _symbols(lib: ctypes.CDLL, path: Path, algorithms: list[str], suffix: str) -
     if missing:
         raise LookupError(f"{path} does not export {', '.join(missing)}")
     return found
+
+
+def _register_cpu(build_dir: Path, library: CPULibrary, prefix: str) -> None:
+    """Opens a CPU library and registers the handlers it runs (the targets the build lists for it)."""
+    path = build_dir / library.file
+    try:
+        lib = _open(path)
+    except OSError as exc:
+        raise OSError(f"cannot load {path}: {exc}") from exc
+    try:
+        handlers = _symbols(lib, path, list(library.targets), "cpu")
+        # the handlers' workspace result came with these queries: a library without them is older
+        _symbols(lib, path, list(library.algorithms), "cpu_workspace_bytes")
+    except LookupError as exc:
+        raise RobotNotBuiltError(
+            build_dir.name,
+            f"{exc}: the build in {build_dir} is stale or incomplete. Rebuild it with "
+            "`go tool mage build <path/to/robot.urdf> [-floating]`.",
+            (build_dir,),
+        ) from exc
+    try:
+        for name, fn in handlers.items():
+            jax.ffi.register_ffi_target(f"{prefix}.{name}", _capsule(fn), platform="cpu")
+    except Exception as exc:
+        raise RuntimeError(
+            f"cannot register the handlers of {path} with jax {jax.__version__}: {exc}\n"
+            "A handler API version newer than this jaxlib's means the library was compiled against the "
+            "XLA FFI headers of a newer jax; rebuild it against the headers of the oldest jax it must "
+            "run with (`go tool mage build` reads them from $GRID_FFI_INCLUDE or .venv's jax), or "
+            "upgrade jax."
+        ) from exc
+    _libraries.append(lib)
+
+
+class _DeferredLibraries:
+    """The deferred CPU libraries of one build directory, each registered on the first call that needs it."""
+
+    def __init__(self, build_dir: Path, prefix: str, libraries: list[CPULibrary]) -> None:
+        self._build_dir = build_dir
+        self._prefix = prefix
+        self._pending = {name: lib for lib in libraries for name in lib.targets}
+        self._lock = threading.Lock()  # one compile and registration at a time, apart from other robots'
+
+    def load(self, name: str) -> None:
+        """Registers the library that runs ``name``, compiling it first if no process has."""
+        if name not in self._pending:
+            return  # registered already, or not deferred
+        with self._lock:
+            library = self._pending.get(name)
+            if library is None:
+                return
+            path = self._build_dir / library.file
+            if not path.is_file():
+                self._compile(library)
+            _register_cpu(self._build_dir, library, self._prefix)
+            for target in library.targets:
+                del self._pending[target]
+
+    def _compile(self, library: CPULibrary) -> None:
+        from ._runtime_build import compile_deferred, deferred_build_started
+
+        started = deferred_build_started(self._build_dir)
+        what = f"{self._build_dir.name}'s {library.kernels} kernels"
+        if started is None:
+            print(f"grid_rbd: compiling {what} (first use)...", end="", file=sys.stderr, flush=True)
+        else:
+            print(f"grid_rbd: waiting for {what}, compiling for {time.time() - started:.0f} s so far...", end="",
+                  file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        try:
+            compile_deferred(self._build_dir, [library.file])
+        finally:
+            print(f" {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
 
 def _prefix_for(name: str, build_dir: Path) -> str:
@@ -150,40 +242,21 @@ def load_robot(build_dir: Path) -> LoadedRobot:
         metadata = load_metadata(key / METADATA)
         algorithms = list(metadata.algorithms)
         trajectories = list(metadata.trajectories)
-        cpu_path = key / CPU_LIBRARY
         try:
-            cpu_lib = _open(cpu_path)
-        except OSError as exc:
-            raise OSError(f"cannot load {cpu_path}: {exc}") from exc
-        try:
-            cpu_handlers = _symbols(cpu_lib, cpu_path, algorithms + trajectories, "cpu")
-            # the handlers' workspace result came with these queries: a library without them is older
-            _symbols(cpu_lib, cpu_path, algorithms, "cpu_workspace_bytes")
-        except LookupError as exc:
-            raise RobotNotBuiltError(
-                key.name,
-                f"{exc}: the build in {key} is stale or incomplete. Rebuild it with "
-                "`go tool mage build <path/to/robot.urdf> [-floating]`.",
-                (key,),
-            ) from exc
+            libraries = cpu_libraries(key, metadata)
+        except LibrariesError as exc:
+            raise RobotNotBuiltError(key.name, f"{exc}: the build in {key} is stale or incomplete; rebuild it.",
+                                     (key,)) from exc
         prefix = _prefix_for(key.name, key)
         _prefix_owner[prefix] = key
         # With the backends up, XLA checks each handler as it is registered and a bad one raises here;
         # registered before, the check runs at backend start-up, and a failure there disables the whole
         # backend for the process.
         jax.devices()
-        try:
-            for algo, fn in cpu_handlers.items():
-                jax.ffi.register_ffi_target(f"{prefix}.{algo}", _capsule(fn), platform="cpu")
-        except Exception as exc:
-            raise RuntimeError(
-                f"cannot register the handlers of {cpu_path} with jax {jax.__version__}: {exc}\n"
-                "A handler API version newer than this jaxlib's means the library was compiled against the "
-                "XLA FFI headers of a newer jax; rebuild it against the headers of the oldest jax it must "
-                "run with (`go tool mage build` reads them from $GRID_FFI_INCLUDE or .venv's jax), or "
-                "upgrade jax."
-            ) from exc
-        _libraries.append(cpu_lib)
+        for library in libraries:
+            if not library.deferred:
+                _register_cpu(key, library, prefix)
+        later = [library for library in libraries if library.deferred]
 
         cuda = False
         cuda_error: str | None = None
@@ -220,6 +293,7 @@ def load_robot(build_dir: Path) -> LoadedRobot:
             cuda=cuda,
             cuda_error=cuda_error,
             cuda_workspace=cuda_workspace,
+            deferred=_DeferredLibraries(key, prefix, later) if later else None,
         )
         _loaded[key] = record
         return record

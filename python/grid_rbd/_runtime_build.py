@@ -13,7 +13,16 @@ temporary folder and renamed into place under a file lock, so two processes buil
 build it once and both load the same folder.
 
 The generator compiles the CPU library's translation units side by side on every CPU;
-``$GRID_BUILD_JOBS`` caps how many compilers it runs (1: one translation unit, the least work in total).
+``$GRID_BUILD_JOBS`` caps how many compilers it runs (1: one translation unit per library, the least work in
+total).
+
+A build defers its expensive kernels: ``libgrid_rbd_cpu.so`` holds what a first call needs (dynamics, the
+mass matrix and its inverse, frame poses and Jacobians, the integrator) and is all a build waits for; the
+derivatives and the fused rollouts go into deferred libraries (``cpu_libraries.json``;
+:mod:`grid_rbd._libraries`), compiled by ``grid-rbd-build -finish`` one process at a time. ``defer`` (default
+``$GRID_RBD_DEFER``, else ``"background"``) says when: ``"background"`` starts that process as soon as the
+build folder is in place, ``"first-use"`` leaves it to the first call that needs a deferred library, ``"no"``
+compiles them before the build returns. A call that needs one waits for it (:class:`grid_rbd._ffi.LoadedRobot`).
 """
 
 from __future__ import annotations
@@ -25,11 +34,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from ._artifacts import CPU_LIBRARY, METADATA
+from ._libraries import LibrariesError, listed_libraries
 
-__all__ = ["BuildError", "build_from_urdf", "cache_root"]
+__all__ = ["DEFER_MODES", "BuildError", "build_from_urdf", "cache_root", "compile_deferred", "deferred_build_started"]
 
 GENERATOR = "grid-rbd-build"
 _PACKAGE = Path(__file__).resolve().parent
@@ -111,10 +122,82 @@ def _ffi_include() -> str:
 
 
 ROLL_MODES = ("auto", "always", "never")
+DEFER_MODES = ("background", "first-use", "no")
+DEFER_ENV = "GRID_RBD_DEFER"
+# What grid-rbd-build -finish writes while it compiles a folder's deferred libraries, holding it locked.
+_DEFERRED_LOCK = "deferred.lock"
+_DEFERRED_LOG = "deferred.log"
+_started: set[Path] = set()  # folders whose deferred libraries this process set compiling in the background
+
+
+def _jobs() -> list[str]:
+    if jobs := os.environ.get("GRID_BUILD_JOBS"):
+        if not jobs.isdigit() or int(jobs) < 1:
+            raise BuildError(f"GRID_BUILD_JOBS={jobs!r} is not a positive integer")
+        return [f"-jobs={jobs}"]
+    return []
+
+
+def _toolchain_flags() -> list[str]:
+    return ["-src", str(_sources()), "-ffi-include", _ffi_include(), *_jobs()]
+
+
+def _finish_command(folder: Path, files: list[str]) -> list[str]:
+    return [str(_generator()), "-finish", str(folder), *_toolchain_flags(), *files]
+
+
+def compile_deferred(folder: Path, files: list[str] | None = None) -> None:
+    """Compiles a build folder's deferred CPU libraries that are missing (the named ones, else all), or waits
+    for the process compiling them.
+
+    Raises:
+      BuildError: no generator or compiler, or a compile error.
+    """
+    proc = subprocess.run(_finish_command(folder, files or []), capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError(f"compiling the deferred kernels of {folder} failed ({GENERATOR} exit status "
+                         f"{proc.returncode}):\n{proc.stderr.strip()}\n{proc.stdout.strip()}")
+
+
+def deferred_build_started(folder: Path) -> float | None:
+    """When the process compiling the folder's deferred libraries started (a time.time()), or ``None`` when
+    none is."""
+    lock = folder / _DEFERRED_LOCK
+    try:
+        with open(lock, "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return os.fstat(f.fileno()).st_mtime  # the builder writes to it as it takes the lock
+            fcntl.flock(f, fcntl.LOCK_UN)
+    except OSError:
+        pass
+    return None
+
+
+def _start_deferred(folder: Path) -> None:
+    """Starts compiling the folder's deferred libraries in a process of its own, which outlives this one so
+    that later processes find them built; its output goes to deferred.log in the folder."""
+    if folder in _started:
+        return
+    cmd = _finish_command(folder, [])
+    with open(folder / _DEFERRED_LOG, "ab") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    _started.add(folder)
+    threading.Thread(target=proc.wait, name="grid_rbd deferred build", daemon=True).start()  # reaps it
+
+
+def _deferred_missing(folder: Path) -> bool:
+    try:
+        libraries = listed_libraries(folder) or ()
+    except LibrariesError as exc:
+        raise BuildError(f"{exc}: remove {folder} to rebuild it") from exc
+    return any(lib.deferred and not (folder / lib.file).is_file() for lib in libraries)
 
 
 def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, roll: str = "auto",
-                    quiet: bool = True) -> Path:
+                    defer: str | None = None, quiet: bool = True) -> Path:
     """The build folder of a robot described by a URDF file, generated and compiled on first use.
 
     Args:
@@ -123,6 +206,9 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, rol
       roll: ``"auto"`` (default) unrolls robots of up to 64 bodies and rolls larger ones; ``"always"``
         generates the rolled description, which compiles in seconds at any size (a humanoid's unrolled CPU
         build takes minutes) but runs slower and has no second-order kernels; ``"never"`` unrolls.
+      defer: when the deferred libraries (derivatives, fused rollouts) compile: ``"background"`` (start
+        compiling them now, in a process of their own), ``"first-use"`` (when a call first needs them) or
+        ``"no"`` (before this returns); default ``$GRID_RBD_DEFER``, else ``"background"``.
       quiet: hide the generator's progress lines (errors are always reported).
 
     Returns:
@@ -137,6 +223,10 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, rol
 
     if roll not in ROLL_MODES:
         raise ValueError(f"roll must be one of {', '.join(map(repr, ROLL_MODES))}; got {roll!r}")
+    if defer is None:
+        defer = os.environ.get(DEFER_ENV) or DEFER_MODES[0]
+    if defer not in DEFER_MODES:
+        raise ValueError(f"defer (${DEFER_ENV}) must be one of {', '.join(map(repr, DEFER_MODES))}; got {defer!r}")
     path = Path(urdf)
     data = path.read_bytes()
     generator = _generator()
@@ -146,22 +236,27 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, rol
     stem = "".join(c if c.isalnum() or c in "_-" else "_" for c in path.stem) or "robot"
     slot = cache_root() / key.hexdigest()[:20]
     folder = slot / stem
-    if (folder / METADATA).is_file() and (folder / CPU_LIBRARY).is_file():
-        return folder
+    if not ((folder / METADATA).is_file() and (folder / CPU_LIBRARY).is_file()):
+        _build(path, slot, folder, generator, floating, roll, quiet)
+    if _deferred_missing(folder):
+        if defer == "background":
+            _start_deferred(folder)
+        elif defer == "no":
+            compile_deferred(folder)
+    return folder
+
+
+def _build(path: Path, slot: Path, folder: Path, generator: Path, floating: bool, roll: str, quiet: bool) -> None:
+    """Generates the robot and compiles its core CPU library into folder, once for all processes."""
     slot.mkdir(parents=True, exist_ok=True)
     with _locked(slot / "build.lock"):
         if (folder / METADATA).is_file() and (folder / CPU_LIBRARY).is_file():
-            return folder  # another process built it while this one waited
-        work = Path(tempfile.mkdtemp(prefix=f".{stem}-", dir=slot))
+            return  # another process built it while this one waited
+        work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=slot))
         try:
-            cmd = [str(generator), "-out", str(work), "-src", str(_sources()), "-ffi-include", _ffi_include(),
-                   f"-roll={roll}"]
+            cmd = [str(generator), "-out", str(work), *_toolchain_flags(), f"-roll={roll}", "-defer"]
             if floating:
                 cmd.append("-floating")
-            if jobs := os.environ.get("GRID_BUILD_JOBS"):
-                if not jobs.isdigit() or int(jobs) < 1:
-                    raise BuildError(f"GRID_BUILD_JOBS={jobs!r} is not a positive integer")
-                cmd.append(f"-jobs={jobs}")
             proc = subprocess.run([*cmd, str(path.resolve())], capture_output=True, text=True, check=False)
             if proc.returncode == 2:
                 raise ValueError(proc.stderr.strip())
@@ -174,4 +269,3 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, rol
             os.replace(work, folder)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    return folder

@@ -202,6 +202,9 @@ class JaxRobotHandle(RobotBase):
         if info.method:
             assert method is not None
         operands = [jnp.asarray(c[0], dtype) for c in converted]
+        # Registers the handler now, compiling a deferred library if need be: the partitioned call below may
+        # trace the kernel again while XLA compiles, too late to register it.
+        self._robot.target(algorithm)
         # Partitioned along the batch under sharding: each device runs the kernel on its own samples.
         return _sharding.batch_partitioned(_KernelCall(self, algorithm, frame, method), operands, len(batch))
 

@@ -1,11 +1,16 @@
 """Robots built at run time from a URDF (``from_urdf``, ``python -m grid_rbd build``): the kernels agree with
 Pinocchio, a second call and a second process reuse the cached build, and a bad URDF raises ValueError naming
-the element and line. The generator is the checkout's, built with Go (``GRID_RBD_GENERATOR`` or a wheel's
-bundled one take its place elsewhere)."""
+the element and line. A build defers its derivative and rollout libraries: forward dynamics runs before they
+exist, the first derivative call compiles or waits for them, two processes racing build each library once,
+and a killed deferred build leaves nothing behind that a later call would load. The generator is the
+checkout's, built with Go (``GRID_RBD_GENERATOR`` or a wheel's bundled one take its place elsewhere).
+The module runs with ``GRID_RBD_DEFER=first-use``, so that no compile outlives a test that did not wait for it.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -18,18 +23,39 @@ import refdata
 
 ROBOT = "hyq"  # a shared robot, built here apart from the suite's own build
 REPO_ROOT = Path(__file__).resolve().parents[2]
+CORE, DERIVATIVES, ROLLOUTS = "libgrid_rbd_cpu.so", "libgrid_rbd_cpu_derivatives.so", "libgrid_rbd_cpu_rollouts.so"
+
+# Two revolute links: the cheapest unrolled robot, for the tests that build one from nothing more than once.
+TWO_LINKS = """<robot name="two_links">
+  <link name="base"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-2" upper="2" effort="10" velocity="3"/></joint>
+  <link name="l1"><inertial><origin xyz="0.1 0 0"/><mass value="1.0"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>
+  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.2 0 0"/><axis xyz="0 1 0"/>
+    <limit lower="-2" upper="2" effort="10" velocity="3"/></joint>
+  <link name="l2"><inertial><origin xyz="0.1 0 0"/><mass value="0.5"/>
+    <inertia ixx="0.005" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+</robot>
+"""
 
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     path = tmp_path_factory.mktemp("grid_rbd_cache")
-    old = os.environ.get("GRID_RBD_CACHE")
-    os.environ["GRID_RBD_CACHE"] = str(path)
+    env = {"GRID_RBD_CACHE": str(path), "GRID_RBD_DEFER": "first-use"}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     yield path
-    if old is None:
-        del os.environ["GRID_RBD_CACHE"]
-    else:
-        os.environ["GRID_RBD_CACHE"] = old
+    for k, v in old.items():
+        if v is None:
+            del os.environ[k]
+        else:
+            os.environ[k] = v
+
+
+def _python_env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
 
 
 def _urdf(name: str = ROBOT) -> Path:
@@ -69,10 +95,9 @@ def test_the_cache_is_reused(cache):
     h = grid_rbd.RobotHandle.from_urdf(_urdf())
     again = time.perf_counter() - start
     assert again < 1.0, f"a cached build took {again:.2f} s to find"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO_ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "grid_rbd", "build", str(_urdf())], capture_output=True, text=True,
-                          env=env, timeout=120, check=False)
+                          env=_python_env(), timeout=120, check=False)
     elapsed = time.perf_counter() - start
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()) == Path(h.build_dir), "another process built its own copy"
@@ -89,3 +114,103 @@ def test_a_bad_urdf_names_the_line(cache, tmp_path):
         JaxRobotHandle.from_urdf(bad)
     with pytest.raises(FileNotFoundError):
         JaxRobotHandle.from_urdf(tmp_path / "missing.urdf")
+
+
+def test_derivatives_compile_on_first_use(cache, reference, capsys):
+    """Forward dynamics runs from the core library alone; the first derivative call compiles the derivative
+    library (saying so on stderr), whose kernels agree with Pinocchio; the rollouts stay uncompiled."""
+    from grid_rbd.jax import JaxRobotHandle
+
+    h = JaxRobotHandle.from_urdf(_urdf("iiwa"))
+    folder = Path(h.build_dir)
+    ref = reference("iiwa")
+    q, qd, tau = (ref.inputs[k] for k in ("q", "qd", "tau"))
+    if not (folder / DERIVATIVES).exists():  # built by an earlier test of this session otherwise
+        np.testing.assert_allclose(np.asarray(h.forward_dynamics(q, qd, tau)), ref.outputs["forward_dynamics"],
+                                   rtol=1e-9, atol=1e-9)
+        assert not (folder / DERIVATIVES).exists(), "forward dynamics waited for the derivative library"
+        capsys.readouterr()
+        dqdd_dq, dqdd_dqd, minv = h.forward_dynamics_derivatives(q, qd, tau)
+        assert "grid_rbd: compiling iiwa's derivative kernels (first use)..." in capsys.readouterr().err
+    else:
+        dqdd_dq, dqdd_dqd, minv = h.forward_dynamics_derivatives(q, qd, tau)
+    for got, want in ((dqdd_dq, "aba_dq"), (dqdd_dqd, "aba_dqd"), (minv, "minv")):
+        np.testing.assert_allclose(np.asarray(got), ref.outputs[want], rtol=1e-8, atol=1e-8 * np.abs(ref.outputs[want]).max())
+    assert (folder / DERIVATIVES).is_file() and not (folder / ROLLOUTS).exists()
+
+
+def test_a_second_process_reuses_every_library(cache):
+    """A process that finds the robot and its derivative library built loads both in well under a second."""
+    from grid_rbd.jax import JaxRobotHandle
+
+    h = JaxRobotHandle.from_urdf(_urdf("iiwa"))
+    h._robot.target("forward_dynamics_gradient")  # built here if no earlier test did
+    script = (
+        "import sys, time\n"
+        "from grid_rbd.jax import JaxRobotHandle\n"
+        "start = time.perf_counter()\n"
+        "h = JaxRobotHandle.from_urdf(sys.argv[1])\n"
+        "h._robot.target('forward_dynamics_gradient')\n"
+        "print(time.perf_counter() - start, h.build_dir)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(_urdf("iiwa"))], capture_output=True, text=True,
+                          env=_python_env(), timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    elapsed, folder = proc.stdout.split()
+    assert Path(folder) == Path(h.build_dir)
+    assert "compiling" not in proc.stderr, proc.stderr
+    assert float(elapsed) < 1.0, f"a second process took {float(elapsed):.2f} s to load the built libraries"
+
+
+def _leftovers(folder: Path) -> list[str]:
+    """What a finished or killed build must not leave where a later call would load it, or at all."""
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp") or p.name == "cpu_objects")
+
+
+def test_racing_killed_and_background_builds(tmp_path, monkeypatch, capsys):
+    """Two processes that build one robot at once build it once and print one folder; a deferred build
+    killed halfway leaves no library behind, and the next call that needs it compiles it; a background build
+    serves the derivative call that waits for it and finishes every deferred library."""
+    from grid_rbd import _runtime_build
+    from grid_rbd.jax import JaxRobotHandle
+
+    monkeypatch.setenv("GRID_RBD_CACHE", str(tmp_path / "cache"))
+    urdf = tmp_path / "two_links.urdf"
+    urdf.write_text(TWO_LINKS)
+    cmd = [sys.executable, "-m", "grid_rbd", "build", str(urdf), "--defer=first-use"]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_python_env())
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in outs]
+    folders = {out.strip() for out, _ in outs}
+    assert len(folders) == 1, folders
+    folder = Path(folders.pop())
+    assert sum("built" in err for _, err in outs) == 1, "both processes compiled the core library"
+    assert not (folder / DERIVATIVES).exists() and not _leftovers(folder)
+
+    # kill a deferred build once it holds the lock and its compilers run
+    killed = subprocess.Popen(_runtime_build._finish_command(folder, []), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while _runtime_build.deferred_build_started(folder) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.wait()
+    assert not (folder / DERIVATIVES).exists() and not (folder / ROLLOUTS).exists()
+    assert _runtime_build.deferred_build_started(folder) is None, "the killed build still holds the lock"
+
+    monkeypatch.setenv("GRID_RBD_DEFER", "background")
+    h = JaxRobotHandle.from_urdf(urdf)  # starts the background build
+    q = np.array([[0.3, -0.7], [1.1, 0.4]])
+    qd, tau = np.array([[0.5, -1.0], [0.2, 0.3]]), np.array([[1.0, 2.0], [-0.5, 0.1]])
+    capsys.readouterr()
+    _, _, minv = h.forward_dynamics_derivatives(q, qd, tau)
+    err = capsys.readouterr().err
+    assert "derivative kernels" in err or (folder / DERIVATIVES).is_file(), err
+    np.testing.assert_allclose(np.asarray(minv), np.asarray(h.minv(q)), rtol=1e-12, atol=1e-12)
+    deadline = time.monotonic() + 300
+    while not (folder / ROLLOUTS).is_file() or _runtime_build.deferred_build_started(folder) is not None:
+        assert time.monotonic() < deadline, "the background build did not finish"
+        time.sleep(0.2)
+    assert (folder / "deferred.log").is_file() and not _leftovers(folder)
