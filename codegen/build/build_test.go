@@ -70,25 +70,8 @@ func TestGenerateWritesTheBuildFolder(t *testing.T) {
 // undefined (each is instantiated by one unit and linked in). The unrolled robot has every unit, the
 // second-order one included.
 func TestCompileCPULinksSeparateUnits(t *testing.T) {
-	include := filepath.Join(testrobots.RepoRoot(), ".venv", "ffi-include")
-	if _, err := os.Stat(filepath.Join(include, "xla", "ffi", "api", "ffi.h")); err != nil {
-		t.Skipf("no XLA FFI headers in %s (go tool mage venv): %v", include, err)
-	}
-	r, err := model.Load(testrobots.Own("branchy.urdf"), urdf.Options{}, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "robot")
-	out, err := build.Generate(r, dir, emit.Options{Roll: emit.RollNever})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := build.Toolchain{FFIInclude: include, Root: testrobots.RepoRoot(), Jobs: 2} // the split build on any machine
-	if err := tc.CompileCPU(dir, r.Name); err != nil {
-		t.Fatal(err)
-	}
-	m, err := emit.ParseMetadata(out.Metadata)
-	if err != nil {
+	dir, tc, name, m := generateBranchy(t)
+	if err := tc.CompileCPU(dir, name); err != nil {
 		t.Fatal(err)
 	}
 	checkExports(t, filepath.Join(dir, build.CPULibrary), handlerSymbols(m, "cpu", true, true))
@@ -102,25 +85,8 @@ func TestCompileCPULinksSeparateUnits(t *testing.T) {
 // the other waits for it) leave the deferred libraries, which export every algorithm's handler and the fused
 // rollouts respectively, with no grid symbol undefined and no objects behind; an unknown library is refused.
 func TestCompileCPUDeferred(t *testing.T) {
-	include := filepath.Join(testrobots.RepoRoot(), ".venv", "ffi-include")
-	if _, err := os.Stat(filepath.Join(include, "xla", "ffi", "api", "ffi.h")); err != nil {
-		t.Skipf("no XLA FFI headers in %s (go tool mage venv): %v", include, err)
-	}
-	r, err := model.Load(testrobots.Own("branchy.urdf"), urdf.Options{}, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "robot")
-	out, err := build.Generate(r, dir, emit.Options{Roll: emit.RollNever})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := emit.ParseMetadata(out.Metadata)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := build.Toolchain{FFIInclude: include, Root: testrobots.RepoRoot(), Jobs: 2}
-	if err := tc.CompileCPUCore(dir, r.Name); err != nil {
+	dir, tc, name, m := generateBranchy(t)
+	if err := tc.CompileCPUCore(dir, name); err != nil {
 		t.Fatal(err)
 	}
 	checkExports(t, filepath.Join(dir, build.CPULibrary), handlerSymbols(m, "cpu", true, false))
@@ -139,7 +105,7 @@ func TestCompileCPUDeferred(t *testing.T) {
 	want = append(want, m.Trajectories...)
 	sort.Strings(listed)
 	sort.Strings(want)
-	if d := cmp.Diff([]string{build.CPULibrary, build.DerivativesLibrary, build.RolloutsLibrary}, files); d != "" {
+	if d := cmp.Diff([]string{build.CPULibrary, build.DerivativesLibrary, build.SecondOrderLibrary, build.RolloutsLibrary}, files); d != "" {
 		t.Errorf("%s lists (-want +got):\n%s", build.LibrariesFile, d)
 	}
 	if d := cmp.Diff(want, listed); d != "" {
@@ -157,11 +123,38 @@ func TestCompileCPUDeferred(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	checkExports(t, filepath.Join(dir, build.DerivativesLibrary), handlerSymbols(m, "cpu", true, false))
+	for _, lib := range []string{build.DerivativesLibrary, build.SecondOrderLibrary} {
+		checkExports(t, filepath.Join(dir, lib), handlerSymbols(m, "cpu", true, false))
+	}
 	checkExports(t, filepath.Join(dir, build.RolloutsLibrary), handlerSymbols(m, "cpu", false, true))
 	if _, err := os.Stat(filepath.Join(dir, "cpu_objects")); !os.IsNotExist(err) {
 		t.Errorf("the objects were not removed after the link: %v", err)
 	}
+}
+
+// generateBranchy generates the unrolled branchy robot into a temporary folder for a CPU build against the
+// XLA FFI headers in .venv, skipping the test without them: the folder, the toolchain of a split build on any
+// machine, the robot's name and its metadata.
+func generateBranchy(t *testing.T) (string, build.Toolchain, string, *emit.Metadata) {
+	t.Helper()
+	include := filepath.Join(testrobots.RepoRoot(), ".venv", "ffi-include")
+	if _, err := os.Stat(filepath.Join(include, "xla", "ffi", "api", "ffi.h")); err != nil {
+		t.Skipf("no XLA FFI headers in %s (go tool mage venv): %v", include, err)
+	}
+	r, err := model.Load(testrobots.Own("branchy.urdf"), urdf.Options{}, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "robot")
+	out, err := build.Generate(r, dir, emit.Options{Roll: emit.RollNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := emit.ParseMetadata(out.Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, build.Toolchain{FFIInclude: include, Root: testrobots.RepoRoot(), Jobs: 2}, r.Name, m
 }
 
 // handlerSymbols are the handlers a library of the robot m exports on platform (cpu, cuda): every

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -81,8 +82,9 @@ func (tc Toolchain) CompileCPU(dir, robot string) error {
 // CompileCPUCore compiles the CPULibrary of a run-time build, which defers its expensive entry points: the
 // handlers and the entry points a first call needs (dynamics, the mass matrix and its inverse, frame poses
 // and Jacobians, the integrator), the other handlers returning an error. It lists the robot's CPU libraries
-// in LibrariesFile; CompileCPUDeferred compiles the deferred ones, the derivatives (DerivativesLibrary: the
-// second-order unit alone takes g1_29dof's compiler two minutes) and the fused rollouts (RolloutsLibrary).
+// in LibrariesFile; CompileCPUDeferred compiles the deferred ones: the first-order derivatives
+// (DerivativesLibrary), the second-order ones (SecondOrderLibrary, two minutes of g1_29dof's compiler) and
+// the fused rollouts (RolloutsLibrary).
 func (tc Toolchain) CompileCPUCore(dir, robot string) error {
 	libs, entries, facts, err := cpuPlan(dir, true)
 	if err != nil {
@@ -156,16 +158,14 @@ func (tc Toolchain) compileLibraries(dir, robot string, libs []cpuLibrary, all [
 	defer os.RemoveAll(objDir)
 	common := append(slices.Clone(base), "-DGRID_SEPARATE_ENTRIES", "-c")
 	optimised := append([]string{"-O2"}, common...)
-	// The units of every library, entry groups first (the longest), then the rollouts, then the handlers.
-	var groups, rolloutUnits, handlerUnits []unit
-	objects := make([][]string, len(libs))
-	for i, l := range libs {
+	// The units library by library, each library's entry groups first (the longest), then its rollouts and
+	// handlers; a library links as soon as its own units are compiled, so that the first of a deferred build
+	// is ready before the others.
+	var units []unit
+	for _, l := range libs {
 		stem := strings.TrimSuffix(strings.TrimPrefix(l.file, "libgrid_rbd_"), ".so")
-		obj := func(name string) string {
-			o := filepath.Join(objDir, stem+"."+name+".o")
-			objects[i] = append(objects[i], o)
-			return o
-		}
+		var mine []unit
+		obj := func(name string) string { return filepath.Join(objDir, stem+"."+name+".o") }
 		for _, g := range l.groups {
 			var text strings.Builder
 			for _, e := range g.entries {
@@ -176,28 +176,36 @@ func (tc Toolchain) compileLibraries(dir, robot string, libs []cpuLibrary, all [
 			if err := os.WriteFile(src, []byte(text.String()), 0o644); err != nil {
 				return err
 			}
-			groups = append(groups, unit{src: src, obj: obj(g.name), args: optimised})
+			mine = append(mine, unit{src: src, obj: obj(g.name), args: optimised})
 		}
 		if l.rollouts {
-			rolloutUnits = append(rolloutUnits, unit{src: rollouts, obj: obj("rollouts"), args: optimised})
+			mine = append(mine, unit{src: rollouts, obj: obj("rollouts"), args: optimised})
 		}
 		if len(l.groups) > 0 {
 			args := append(append([]string{handlerOpt}, common...), skips(l)...)
-			handlerUnits = append(handlerUnits, unit{src: handlers, obj: obj("handlers"), args: args})
+			mine = append(mine, unit{src: handlers, obj: obj("handlers"), args: args})
 		}
+		link := []string{"-shared"}
+		for _, u := range mine {
+			link = append(link, u.obj)
+		}
+		remaining := int32(len(mine))
+		for i := range mine {
+			mine[i].then = func() error {
+				if atomic.AddInt32(&remaining, -1) > 0 {
+					return nil
+				}
+				return compileLibrary(cxx, link, filepath.Join(dir, l.file))
+			}
+		}
+		units = append(units, mine...)
 	}
 	names := make([]string, len(libs))
 	for i, l := range libs {
 		names[i] = l.file
 	}
-	if err := tc.compileUnits(cxx, strings.Join(names, ", "), slices.Concat(groups, rolloutUnits, handlerUnits)); err != nil {
+	if err := tc.compileUnits(cxx, strings.Join(names, ", "), units); err != nil {
 		return err
-	}
-	for i, l := range libs {
-		lib := filepath.Join(dir, l.file)
-		if err := compileLibrary(cxx, append([]string{"-shared"}, objects[i]...), lib); err != nil {
-			return err
-		}
 	}
 	fmt.Printf("%s: compiled and linked %s in %v\n", dir, strings.Join(names, ", "), time.Since(start).Round(time.Millisecond))
 	return nil
@@ -233,6 +241,9 @@ func (tc Toolchain) jobs() int {
 type unit struct {
 	src, obj string
 	args     []string
+	// then, when set, runs once the unit has compiled (a library's link once its last unit has), holding
+	// the unit's compiler slot.
+	then func() error
 }
 
 // compileUnits compiles units with compiler, tc.Jobs (default: the CPUs) at a time, starting them in order,
@@ -263,6 +274,14 @@ func (tc Toolchain) compileUnits(compiler, lib string, units []unit) error {
 				os.Stdout.Write(out)
 			}
 			fmt.Printf("  %s in %v\n", filepath.Base(u.obj), time.Since(t).Round(100*time.Millisecond))
+			if u.then != nil {
+				mu.Unlock()
+				err := u.then()
+				mu.Lock()
+				if err != nil {
+					failed = append(failed, err.Error())
+				}
+			}
 		}()
 	}
 	wg.Wait()

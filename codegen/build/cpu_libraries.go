@@ -13,9 +13,12 @@ import (
 // The deferred CPU libraries of a run-time build (CompileCPUCore) and the file that lists a build folder's
 // CPU libraries.
 const (
-	// DerivativesLibrary holds the derivative entry points: second order, the gradients of inverse and
-	// forward dynamics, of the integrator and of the frame poses.
+	// DerivativesLibrary holds the first-order derivative entry points: the gradients of inverse and forward
+	// dynamics, of the integrator and of the frame poses (and their Hessian), what JAX's derivative rules of
+	// the first-order methods call.
 	DerivativesLibrary = "libgrid_rbd_cpu_derivatives.so"
+	// SecondOrderLibrary holds the second-order derivatives of inverse and forward dynamics.
+	SecondOrderLibrary = "libgrid_rbd_cpu_second_order.so"
 	// RolloutsLibrary holds an unrolled robot's fused rollout handlers (xla_ffi/trajectory_cpu.cc).
 	RolloutsLibrary = "libgrid_rbd_cpu_rollouts.so"
 	// LibrariesFile lists the CPU libraries of a build folder whose handlers are spread over several
@@ -25,10 +28,11 @@ const (
 
 // The translation units of the CPU library, entry points grouped by the code they share, and the library of
 // each when a run-time build defers the expensive ones. Compiler CPU seconds, each entry point alone at -O2
-// (iiwa / g1_29dof floating): fdsva_so 12.4 / 117, forward_dynamics_gradient 5.7 / 32, integrator_gradient
-// 4.4, idsva_so 4.2, inverse_dynamics_gradient 2.7, the end-effector gradient and Hessian 1 / 3.5 each; the
-// entry points a first call needs, 1-3 / 3-14 each. The second-order unit also compiles the inverse-dynamics
-// gradient, which costs it little (they share the dual-number algorithms).
+// (iiwa / g1_29dof floating): fdsva_so 12.4 / 117, idsva_so 4.2 / 31, forward_dynamics_gradient 5.7 / 32,
+// integrator_gradient 4.4 / 22, inverse_dynamics_gradient 2.7 / 17, the end-effector gradient and Hessian
+// 1 / 3.5 each; the entry points a first call needs 24 in one unit for g1_29dof. The inverse-dynamics
+// gradient would cost the second-order unit little (they share the dual-number algorithms), but with the
+// other gradients a first-order derivative waits for theirs only (g1_29dof: about 70 s, not 130).
 const (
 	unitSecondOrder = "second_order"
 	unitGradients   = "gradients"
@@ -37,19 +41,24 @@ const (
 
 // entryUnit is the unit of each entry point that is not in unitEntries.
 var entryUnit = map[string]string{
-	"IDSVA_SO": unitSecondOrder, "FDSVA_SO": unitSecondOrder, "INVERSE_DYNAMICS_GRADIENT": unitSecondOrder,
-	"FORWARD_DYNAMICS_GRADIENT": unitGradients, "INTEGRATOR_GRADIENT": unitGradients,
-	"END_EFFECTOR_POSE_GRADIENT": unitGradients, "END_EFFECTOR_POSE_HESSIAN": unitGradients,
+	"IDSVA_SO": unitSecondOrder, "FDSVA_SO": unitSecondOrder,
+	"INVERSE_DYNAMICS_GRADIENT": unitGradients, "FORWARD_DYNAMICS_GRADIENT": unitGradients,
+	"INTEGRATOR_GRADIENT": unitGradients, "END_EFFECTOR_POSE_GRADIENT": unitGradients,
+	"END_EFFECTOR_POSE_HESSIAN": unitGradients,
 }
 
 // unitOrder starts the longest units first, so that on two CPUs the short ones follow each other beside it.
 var unitOrder = []string{unitSecondOrder, unitGradients, unitEntries}
 
 // deferredLibrary is the library of a deferred unit; the others are in CPULibrary.
-var deferredLibrary = map[string]string{unitSecondOrder: DerivativesLibrary, unitGradients: DerivativesLibrary}
+var deferredLibrary = map[string]string{unitSecondOrder: SecondOrderLibrary, unitGradients: DerivativesLibrary}
+
+// libraryOrder is the order of a deferred build, the libraries most calls need first.
+var libraryOrder = []string{CPULibrary, DerivativesLibrary, SecondOrderLibrary, RolloutsLibrary}
 
 // libraryKernels describes each library's kernels in progress messages ("iiwa's derivative kernels").
-var libraryKernels = map[string]string{CPULibrary: "dynamics", DerivativesLibrary: "derivative", RolloutsLibrary: "rollout"}
+var libraryKernels = map[string]string{CPULibrary: "dynamics", DerivativesLibrary: "derivative",
+	SecondOrderLibrary: "second-order derivative", RolloutsLibrary: "rollout"}
 
 // entryGroup is one translation unit of entry points.
 type entryGroup struct {
@@ -77,8 +86,8 @@ func (l cpuLibrary) entries() []string {
 
 // cpuLibraries groups a robot's entry points (upper case, as grid.cuh names them) into translation units and
 // those into libraries: one library of them all, or, deferred, CPULibrary with the entry points a first call
-// needs and the others in DerivativesLibrary and RolloutsLibrary (rollouts: the robot has the fused rollout
-// handlers). Libraries with nothing to compile are left out.
+// needs and the others in DerivativesLibrary, SecondOrderLibrary and RolloutsLibrary (rollouts: the robot
+// has the fused rollout handlers), in libraryOrder. Libraries with nothing to compile are left out.
 func cpuLibraries(entries []string, rollouts, deferred bool) []cpuLibrary {
 	byUnit := map[string][]string{}
 	for _, e := range entries {
@@ -112,7 +121,11 @@ func cpuLibraries(entries []string, rollouts, deferred bool) []cpuLibrary {
 	if rollouts {
 		add(RolloutsLibrary).rollouts = true
 	}
-	return slices.DeleteFunc(libs, func(l cpuLibrary) bool { return len(l.groups) == 0 && !l.rollouts })
+	libs = slices.DeleteFunc(libs, func(l cpuLibrary) bool { return len(l.groups) == 0 && !l.rollouts })
+	slices.SortStableFunc(libs, func(a, b cpuLibrary) int {
+		return cmp.Compare(slices.Index(libraryOrder, a.file), slices.Index(libraryOrder, b.file))
+	})
+	return libs
 }
 
 // skipped lists the entry points of all that the library does not compile.

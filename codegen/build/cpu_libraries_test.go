@@ -7,13 +7,15 @@ import (
 )
 
 // TestCPULibraries: one library of every unit, or, deferred, the entry points a first call needs in
-// CPULibrary and the derivatives and rollouts apart; each entry point in one unit, units longest first.
+// CPULibrary and the first-order derivatives, the second-order ones and the rollouts apart, in that order;
+// each entry point in one unit, units longest first.
 func TestCPULibraries(t *testing.T) {
 	unrolled := []string{"ABA", "END_EFFECTOR_POSE_GRADIENT", "FDSVA_SO", "FORWARD_DYNAMICS_GRADIENT", "IDSVA_SO",
 		"INVERSE_DYNAMICS", "INVERSE_DYNAMICS_GRADIENT", "MASS_MATRIX"}
 	rolled := []string{"ABA", "FORWARD_DYNAMICS_GRADIENT", "INVERSE_DYNAMICS", "INVERSE_DYNAMICS_GRADIENT"}
-	secondOrder := entryGroup{unitSecondOrder, []string{"FDSVA_SO", "IDSVA_SO", "INVERSE_DYNAMICS_GRADIENT"}}
-	gradients := entryGroup{unitGradients, []string{"END_EFFECTOR_POSE_GRADIENT", "FORWARD_DYNAMICS_GRADIENT"}}
+	secondOrder := entryGroup{unitSecondOrder, []string{"FDSVA_SO", "IDSVA_SO"}}
+	gradients := entryGroup{unitGradients, []string{"END_EFFECTOR_POSE_GRADIENT", "FORWARD_DYNAMICS_GRADIENT",
+		"INVERSE_DYNAMICS_GRADIENT"}}
 	entries := entryGroup{unitEntries, []string{"ABA", "INVERSE_DYNAMICS", "MASS_MATRIX"}}
 	for _, c := range []struct {
 		name     string
@@ -26,13 +28,13 @@ func TestCPULibraries(t *testing.T) {
 			{file: CPULibrary, groups: []entryGroup{secondOrder, gradients, entries}, rollouts: true}}},
 		{"deferred", unrolled, true, true, []cpuLibrary{
 			{file: CPULibrary, groups: []entryGroup{entries}},
-			{file: DerivativesLibrary, groups: []entryGroup{secondOrder, gradients}},
+			{file: DerivativesLibrary, groups: []entryGroup{gradients}},
+			{file: SecondOrderLibrary, groups: []entryGroup{secondOrder}},
 			{file: RolloutsLibrary, rollouts: true}}},
 		{"rolled, deferred", rolled, false, true, []cpuLibrary{
 			{file: CPULibrary, groups: []entryGroup{{unitEntries, []string{"ABA", "INVERSE_DYNAMICS"}}}},
 			{file: DerivativesLibrary, groups: []entryGroup{
-				{unitSecondOrder, []string{"INVERSE_DYNAMICS_GRADIENT"}},
-				{unitGradients, []string{"FORWARD_DYNAMICS_GRADIENT"}}}}}},
+				{unitGradients, []string{"FORWARD_DYNAMICS_GRADIENT", "INVERSE_DYNAMICS_GRADIENT"}}}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := cpuLibraries(c.entries, c.rollouts, c.deferred)
@@ -51,11 +53,12 @@ func TestCPULibraries(t *testing.T) {
 
 // TestLibraryInfos: what LibrariesFile says of each library, the metadata's lower-case names.
 func TestLibraryInfos(t *testing.T) {
-	libs := cpuLibraries([]string{"ABA", "FDSVA_SO"}, true, true)
+	libs := cpuLibraries([]string{"ABA", "FDSVA_SO", "FORWARD_DYNAMICS_GRADIENT"}, true, true)
 	got := libraryInfos(libs, []string{"rollout", "rollout_tangent"})
 	want := []LibraryInfo{
 		{File: CPULibrary, Kernels: "dynamics", Algorithms: []string{"aba"}, Trajectories: []string{}},
-		{File: DerivativesLibrary, Kernels: "derivative", Algorithms: []string{"fdsva_so"}, Trajectories: []string{}, Deferred: true},
+		{File: DerivativesLibrary, Kernels: "derivative", Algorithms: []string{"forward_dynamics_gradient"}, Trajectories: []string{}, Deferred: true},
+		{File: SecondOrderLibrary, Kernels: "second-order derivative", Algorithms: []string{"fdsva_so"}, Trajectories: []string{}, Deferred: true},
 		{File: RolloutsLibrary, Kernels: "rollout", Algorithms: []string{}, Trajectories: []string{"rollout", "rollout_tangent"}, Deferred: true},
 	}
 	if d := cmp.Diff(want, got); d != "" {
