@@ -14,8 +14,10 @@ import (
 
 // wheelCheck runs where a user of the wheel would: the package imported from the unpacked wheel, no
 // checkout, no Go. For every robot on its command line (URDF, "fixed" or "floating", roll mode) it builds the
-// robot with from_urdf and compares forward dynamics and the mass matrix with Pinocchio's on random states;
-// then it checks that a bad URDF is a ValueError naming the element and the line.
+// robot with from_urdf and compares forward dynamics and the mass matrix with Pinocchio's on random states,
+// and for the unrolled fixed-base robot the derivatives of forward dynamics, whose deferred library the
+// first call compiles (GRID_RBD_DEFER=first-use: no build outlives the test); then it checks that a bad URDF
+// is a ValueError naming the element and the line.
 const wheelCheck = `
 import os, re, sys, time
 import numpy as np
@@ -47,8 +49,13 @@ for urdf, base, roll in zip(args[0::3], args[1::3], args[2::3]):
             q[3:7] = rng.normal(size=4)
             q[3:7] /= np.linalg.norm(q[3:7])
         M = pin.crba(model, data, q)
-        for got, want in ((h.forward_dynamics(q, v, tau), pin.aba(model, data, q, v, tau)),
-                          (h.mass_matrix(q), np.triu(M) + np.triu(M, 1).T)):
+        pairs = [(h.forward_dynamics(q, v, tau), pin.aba(model, data, q, v, tau)),
+                 (h.mass_matrix(q), np.triu(M) + np.triu(M, 1).T)]
+        if roll == "never" and not floating:  # the deferred derivative library, compiled on this first use
+            dq, dv, _ = h.forward_dynamics_derivatives(q, v, tau)
+            pin.computeABADerivatives(model, data, q, v, tau)
+            pairs += [(dq, data.ddq_dq), (dv, data.ddq_dv)]
+        for got, want in pairs:
             worst = max(worst, float(np.abs(np.asarray(got) - want).max() / max(1.0, np.abs(want).max())))
     name = f"{os.path.basename(urdf)} ({base}, roll={roll})"
     print(f"from_urdf {name}: first use {first:.1f} s, max relative error {worst:.1e}", flush=True)
@@ -143,7 +150,7 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 	cmd.Dir = tmp
 	// no go and no nvcc: only the system's tools (the C++ compiler)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "PYTHONPATH=" + site, "WHEEL_DIR=" + site,
-		"GRID_RBD_CACHE=" + filepath.Join(tmp, "cache"), "JAX_PLATFORMS=cpu"}
+		"GRID_RBD_CACHE=" + filepath.Join(tmp, "cache"), "JAX_PLATFORMS=cpu", "GRID_RBD_DEFER=first-use"}
 	// stderr apart: Pinocchio's URDF parser reports every visual element it skips there
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -23,7 +23,8 @@ import refdata
 
 ROBOT = "hyq"  # a shared robot, built here apart from the suite's own build
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CORE, DERIVATIVES, ROLLOUTS = "libgrid_rbd_cpu.so", "libgrid_rbd_cpu_derivatives.so", "libgrid_rbd_cpu_rollouts.so"
+DERIVATIVES, SECOND_ORDER = "libgrid_rbd_cpu_derivatives.so", "libgrid_rbd_cpu_second_order.so"
+ROLLOUTS = "libgrid_rbd_cpu_rollouts.so"
 
 # Two revolute links: the cheapest unrolled robot, for the tests that build one from nothing more than once.
 TWO_LINKS = """<robot name="two_links">
@@ -118,7 +119,8 @@ def test_a_bad_urdf_names_the_line(cache, tmp_path):
 
 def test_derivatives_compile_on_first_use(cache, reference, capsys):
     """Forward dynamics runs from the core library alone; the first derivative call compiles the derivative
-    library (saying so on stderr), whose kernels agree with Pinocchio; the rollouts stay uncompiled."""
+    library (saying so on stderr), whose kernels agree with Pinocchio; the second-order derivatives and the
+    rollouts stay uncompiled."""
     from grid_rbd.jax import JaxRobotHandle
 
     h = JaxRobotHandle.from_urdf(_urdf("iiwa"))
@@ -136,7 +138,8 @@ def test_derivatives_compile_on_first_use(cache, reference, capsys):
         dqdd_dq, dqdd_dqd, minv = h.forward_dynamics_derivatives(q, qd, tau)
     for got, want in ((dqdd_dq, "aba_dq"), (dqdd_dqd, "aba_dqd"), (minv, "minv")):
         np.testing.assert_allclose(np.asarray(got), ref.outputs[want], rtol=1e-8, atol=1e-8 * np.abs(ref.outputs[want]).max())
-    assert (folder / DERIVATIVES).is_file() and not (folder / ROLLOUTS).exists()
+    assert (folder / DERIVATIVES).is_file()
+    assert not (folder / SECOND_ORDER).exists() and not (folder / ROLLOUTS).exists()
 
 
 def test_a_second_process_reuses_every_library(cache):
@@ -197,7 +200,7 @@ def test_racing_killed_and_background_builds(tmp_path, monkeypatch, capsys):
     time.sleep(1.0)
     os.killpg(killed.pid, signal.SIGKILL)
     killed.wait()
-    assert not (folder / DERIVATIVES).exists() and not (folder / ROLLOUTS).exists()
+    assert not any((folder / lib).exists() for lib in (DERIVATIVES, SECOND_ORDER, ROLLOUTS))
     assert _runtime_build.deferred_build_started(folder) is None, "the killed build still holds the lock"
 
     monkeypatch.setenv("GRID_RBD_DEFER", "background")
