@@ -164,7 +164,9 @@ class RobotBase:
     ) -> Self:
         """A handle of the robot a URDF file describes, its kernels generated and compiled on first use and
         cached for later processes (:mod:`grid_rbd._runtime_build`; the CPU kernels, through the system's C++
-        compiler).
+        compiler). It returns once the kernels a first call needs are built; the derivative and rollout
+        kernels compile in a background process, and a call that needs them waits for it
+        (``$GRID_RBD_DEFER``: ``first-use`` compiles them on that call instead, ``no`` before this returns).
 
         Args:
           urdf: path to the URDF file.
