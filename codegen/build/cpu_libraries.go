@@ -14,7 +14,7 @@ import (
 // CPU libraries.
 const (
 	// DerivativesLibrary holds the first-order derivative entry points: the gradients of inverse and forward
-	// dynamics, of the integrator and of the frame poses (and their Hessian), what JAX's derivative rules of
+	// dynamics, of the integrator and of the frame poses (and their Hessian, and the multi-target positions'), what JAX's derivative rules of
 	// the first-order methods call.
 	DerivativesLibrary = "libgrid_rbd_cpu_derivatives.so"
 	// SecondOrderLibrary holds the second-order derivatives of inverse and forward dynamics.
@@ -44,7 +44,7 @@ var entryUnit = map[string]string{
 	"IDSVA_SO": unitSecondOrder, "FDSVA_SO": unitSecondOrder,
 	"INVERSE_DYNAMICS_GRADIENT": unitGradients, "FORWARD_DYNAMICS_GRADIENT": unitGradients,
 	"INTEGRATOR_GRADIENT": unitGradients, "END_EFFECTOR_POSE_GRADIENT": unitGradients,
-	"END_EFFECTOR_POSE_HESSIAN": unitGradients,
+	"END_EFFECTOR_POSE_HESSIAN": unitGradients, "MULTI_TARGET_POSITION_GRADIENT": unitGradients,
 }
 
 // unitOrder starts the longest units first, so that on two CPUs the short ones follow each other beside it.
