@@ -14,8 +14,8 @@ import (
 // CPU libraries.
 const (
 	// DerivativesLibrary holds the first-order derivative entry points: the gradients of inverse and forward
-	// dynamics, of the integrator and of the frame poses (and their Hessian, and the multi-target positions'), what JAX's derivative rules of
-	// the first-order methods call.
+	// dynamics, of the integrator, of the frame poses (and their Hessian) and of the multi-target positions,
+	// what JAX's derivative rules of the first-order methods call.
 	DerivativesLibrary = "libgrid_rbd_cpu_derivatives.so"
 	// SecondOrderLibrary holds the second-order derivatives of inverse and forward dynamics.
 	SecondOrderLibrary = "libgrid_rbd_cpu_second_order.so"
