@@ -192,26 +192,14 @@ func checkExports(t *testing.T, lib string, want []string) {
 // and an entry point the header lacks is refused before anything compiles.
 func TestCompileCUDAWithSomeEntries(t *testing.T) {
 	t.Parallel()
-	r, err := model.Load(testrobots.Own("branchy.urdf"), urdf.Options{}, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "robot")
-	out, err := build.Generate(r, dir, emit.Options{Roll: emit.RollNever})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := build.Toolchain{NVCC: cudatools.NVCC(t), FFIInclude: cudatools.FFIInclude(t), Arch: "sm_90",
-		Root: testrobots.RepoRoot(), CUDAEntries: []string{"no_such_algorithm"}}
-	if err := tc.CompileCUDA(dir, r.Name); err == nil || !strings.Contains(err.Error(), `no entry point "no_such_algorithm"`) {
+	dir, cpu, name, m := generateBranchy(t)
+	tc := build.Toolchain{NVCC: cudatools.NVCC(t), FFIInclude: cpu.FFIInclude, Arch: "sm_90", Root: cpu.Root,
+		CUDAEntries: []string{"no_such_algorithm"}}
+	if err := tc.CompileCUDA(dir, name); err == nil || !strings.Contains(err.Error(), `no entry point "no_such_algorithm"`) {
 		t.Fatalf("CompileCUDA with an unknown entry point: got %v", err)
 	}
 	tc.CUDAEntries = []string{"aba"}
-	if err := tc.CompileCUDA(dir, r.Name); err != nil {
-		t.Fatal(err)
-	}
-	m, err := emit.ParseMetadata(out.Metadata)
-	if err != nil {
+	if err := tc.CompileCUDA(dir, name); err != nil {
 		t.Fatal(err)
 	}
 	checkExports(t, filepath.Join(dir, build.CUDALibrary), handlerSymbols(m, "cuda", true, true))
