@@ -75,6 +75,7 @@ var algorithms = []func(g *gen){
 	emitIntegratorGradient,
 	emitMultiTargetPosition,
 	emitMultiTargetPositionGradient,
+	emitJointTorqueRegressor,
 }
 
 // Generate emits the header and metadata of a robot.

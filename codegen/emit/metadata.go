@@ -42,6 +42,10 @@ type JointInfo struct {
 	Effort   *float64 `json:"effort,omitempty"`
 	Velocity *float64 `json:"velocity,omitempty"`
 	Mimic    string   `json:"mimic,omitempty"`
+	// InertialParameters is the body's inertia (links welded by fixed joints merged in) as Pinocchio's
+	// dynamic parameters [m, m·c, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] about the joint frame's origin: the layout
+	// of joint_torque_regressor's columns.
+	InertialParameters [10]float64 `json:"inertial_parameters"`
 }
 
 // FrameInfo is one frame (URDF link) and the joint whose body carries it (-1: the world).
@@ -103,7 +107,7 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 			"v = [v_lin; omega] in the base frame; continuous joints take one angle"}
 	for _, j := range r.Joints {
 		ji := JointInfo{Name: j.Name, Type: j.Type.String(), Parent: j.Parent, QIndex: j.Q, VIndex: j.V,
-			NQ: j.Type.NQ(), NV: j.Type.NV()}
+			NQ: j.Type.NQ(), NV: j.Type.NV(), InertialParameters: j.Inertia.DynamicParameters()}
 		l := j.Limits
 		if l.Bounded {
 			ji.Lower, ji.Upper = &l.Lower, &l.Upper

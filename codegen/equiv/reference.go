@@ -93,6 +93,8 @@ func Reference(r *model.Robot, algo string, s Sample, frame int) ([][]float64, e
 		return [][]float64{j}, nil
 	case "inverse_dynamics":
 		return [][]float64{ref.RNEA(r, s.Q, s.QD, s.QDD, true)}, nil
+	case "joint_torque_regressor":
+		return [][]float64{rowMajor(ref.JointTorqueRegressor(r, s.Q, s.QD, s.QDD))}, nil
 	case "inverse_dynamics_gradient":
 		dq, dqd := ref.RNEADerivatives(r, s.Q, s.QD, s.QDD, true)
 		return [][]float64{rowMajor(dq), rowMajor(dqd)}, nil

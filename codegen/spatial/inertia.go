@@ -22,6 +22,20 @@ func (in Inertia) Params() [10]float64 {
 		in.I[0][0], in.I[0][1], in.I[0][2], in.I[1][1], in.I[1][2], in.I[2][2]}
 }
 
+// DynamicParameters returns Pinocchio's dynamic parameters [m, hx, hy, hz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]
+// (the inertial-parameter layout of the joint-torque regressor).
+func (in Inertia) DynamicParameters() [10]float64 {
+	return [10]float64{in.M, in.H[0], in.H[1], in.H[2],
+		in.I[0][0], in.I[0][1], in.I[1][1], in.I[0][2], in.I[1][2], in.I[2][2]}
+}
+
+// InertiaFromDynamicParameters is the inertia of Pinocchio's dynamic parameters p, the inverse of
+// DynamicParameters; any ten numbers give one (physical or not), linearly.
+func InertiaFromDynamicParameters(p [10]float64) Inertia {
+	return Inertia{M: p[0], H: Vec3{p[1], p[2], p[3]},
+		I: Mat3{{p[4], p[5], p[7]}, {p[5], p[6], p[8]}, {p[7], p[8], p[9]}}}
+}
+
 // Add returns the inertia of two bodies rigidly joined (both in the same coordinates).
 func (in Inertia) Add(o Inertia) Inertia {
 	return Inertia{M: in.M + o.M, H: in.H.Add(o.H), I: in.I.Add(o.I)}

@@ -11,6 +11,7 @@
 #include "grid/algorithms/kinematics.cuh"
 #include "grid/algorithms/minv.cuh"
 #include "grid/algorithms/multi_target.cuh"
+#include "grid/algorithms/regressor.cuh"
 #include "grid/algorithms/rnea.cuh"
 #include "grid/algorithms/rnea_gradient.cuh"
 #include "grid/algorithms/second_order.cuh"

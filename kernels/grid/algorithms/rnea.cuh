@@ -21,33 +21,41 @@ struct RneaState {
     Spatial<T> f_up[R::NB];  // subtree force a body passes to its parent, in parent coordinates
 };
 
+// RNEA's forward step for body i: its pose, velocity and acceleration from its parent's, into any state
+// with pose, v and a arrays (RNEA's and the regressor's).
+template <class R, typename T, class I, class St>
+GLASS_HD void rnea_body_motion(I i, const T* q, const T* qd, const T* qdd, St& st, Vec3<T> gravity) {
+    const auto j = joint<R>(i);
+    using J = decltype(j);
+    st.pose[i] = joint_pose(j, q + j.q);
+    Spatial<T> v, a;
+    if constexpr (J::is_root) {
+        Spatial<T> a0 = zero_spatial<T>();
+        a0.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
+        a = joint_motion_to_body(j, st.pose[i], a0);
+        v = zero_spatial<T>();
+    } else {
+        v = joint_motion_to_body(j, st.pose[i], st.v[j.parent]);
+        a = joint_motion_to_body(j, st.pose[i], st.a[j.parent]);
+    }
+    if (qd != nullptr) {
+        const Spatial<T> vj = subspace_apply(j, qd + j.v);
+        v = v + vj;
+        a = a + motion_cross(v, vj);
+    }
+    if (qdd != nullptr) a = a + subspace_apply(j, qdd + j.v);
+    st.v[i] = v;
+    st.a[i] = a;
+}
+
 // tau (NV) from q (NQ), qd (NV; nullptr: zero) and qdd (NV; nullptr: zero).
 template <class R, typename T, class S>
 GLASS_HD void rnea(const S& scope, T* tau, const T* q, const T* qd, const T* qdd, RneaState<R, T>& st,
                    Vec3<T> gravity) {
     forward_sweep<R>(scope, [&](auto i) {
+        rnea_body_motion<R>(i, q, qd, qdd, st, gravity);
         const auto j = joint<R>(i);
-        using J = decltype(j);
-        st.pose[i] = joint_pose(j, q + j.q);
-        Spatial<T> v, a;
-        if constexpr (J::is_root) {
-            Spatial<T> a0 = zero_spatial<T>();
-            a0.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
-            a = joint_motion_to_body(j, st.pose[i], a0);
-            v = zero_spatial<T>();
-        } else {
-            v = joint_motion_to_body(j, st.pose[i], st.v[j.parent]);
-            a = joint_motion_to_body(j, st.pose[i], st.a[j.parent]);
-        }
-        if (qd != nullptr) {
-            const Spatial<T> vj = subspace_apply(j, qd + j.v);
-            v = v + vj;
-            a = a + motion_cross(v, vj);
-        }
-        if (qdd != nullptr) a = a + subspace_apply(j, qdd + j.v);
-        st.v[i] = v;
-        st.a[i] = a;
-        st.f[i] = inertia_apply(j, a) + force_cross(v, inertia_apply(j, v));
+        st.f[i] = inertia_apply(j, st.a[i]) + force_cross(st.v[i], inertia_apply(j, st.v[i]));
     });
     backward_sweep<R>(scope, [&](auto i) {
         const auto j = joint<R>(i);
