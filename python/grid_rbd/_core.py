@@ -301,6 +301,31 @@ class RobotBase:
         return _readonly(self._robot.metadata.effort_limits())
 
     @property
+    def n_bodies(self) -> int:
+        """Number of bodies, one per movable joint in :attr:`joint_names`' order (links welded to a body by
+        fixed joints are part of it): the body axis of inertial parameters."""
+        return len(self._robot.metadata.joints)
+
+    def inertial_parameters(self) -> npt.NDArray[np.float64]:
+        """The URDF's inertial parameters, float64 of shape ``(n_bodies, 10)`` (read-only): what the dynamics
+        use when a method's ``params`` is omitted, and where an identification starts.
+
+        Row ``i`` is body ``i``'s inertia (its joint's child link and the links welded to it by fixed joints)
+        in Pinocchio's dynamic-parameter order ``[m, m·cx, m·cy, m·cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]``: the
+        mass, the first moment (mass times the centre of mass) and the rotational inertia about the body
+        frame's origin (not the centre of mass), in the joint frame's axes (docs/inertial-parameters.md).
+
+        Raises:
+          NotImplementedError: the build predates inertial parameters (rebuild the robot).
+        """
+        rows = [j.inertial_parameters for j in self._robot.metadata.joints]
+        if any(r is None for r in rows):
+            raise NotImplementedError(
+                f"the build of robot {self.name!r} has no inertial parameters in its metadata.json; rebuild it "
+                "(go tool mage build URDF)")
+        return _readonly(np.array(rows, dtype=np.float64).reshape(self.n_bodies, 10))
+
+    @property
     def has_cuda(self) -> bool:
         """Whether CUDA kernels were registered (the build has ``libgrid_rbd_cuda.so`` and it loaded)."""
         return self._robot.cuda

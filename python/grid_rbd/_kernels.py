@@ -35,6 +35,7 @@ KERNEL_OF: Mapping[str, str] = MappingProxyType({
     "step_derivatives": "integrator_gradient",
     "multi_target_position": "multi_target_position",
     "multi_target_position_derivatives": "multi_target_position_gradient",
+    "joint_torque_regressor": "joint_torque_regressor",
 })
 
 # integration scheme (JaxRobotHandle.step and .rollout's method=) -> the kernels' number for it

@@ -71,6 +71,9 @@ class JointInfo:
     upper: float | None
     effort: float | None
     velocity: float | None
+    # the body's inertia as Pinocchio's dynamic parameters [m, m·c, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] about the
+    # joint frame's origin (links welded by fixed joints merged in); None in builds that predate them
+    inertial_parameters: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +150,14 @@ def _optional_float(value: Any, where: str) -> float | None:
     return float(value)
 
 
+def _parameters(value: Any, where: str) -> tuple[float, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 10:
+        raise MetadataError(f"{where}: inertial_parameters must be a list of 10 numbers; got {value!r}")
+    return tuple(float(_optional_float(x, where)) for x in value)  # type: ignore[arg-type]
+
+
 def _parse(raw: Any, source: str) -> RobotMetadata:
     try:
         algorithms: dict[str, AlgorithmInfo] = {}
@@ -180,6 +191,7 @@ def _parse(raw: Any, source: str) -> RobotMetadata:
                 upper=_optional_float(j.get("upper"), f"{source}: joint {j['name']!r}"),
                 effort=_optional_float(j.get("effort"), f"{source}: joint {j['name']!r}"),
                 velocity=_optional_float(j.get("velocity"), f"{source}: joint {j['name']!r}"),
+                inertial_parameters=_parameters(j.get("inertial_parameters"), f"{source}: joint {j['name']!r}"),
             )
             for j in raw["joints"] or []
         )

@@ -57,9 +57,9 @@ import numpy as np
 import numpy.typing as npt
 from jax.typing import ArrayLike
 
-from . import _autodiff, _sharding, configuration, integrators
+from . import _autodiff, _inertial, _sharding, configuration, integrators
 from ._conventions import public_rows
-from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, compute_dtype, parse_gravity
+from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, compute_dtype, format_shape, parse_gravity
 from ._kernels import INTEGRATOR_NUMBER, KERNEL_OF, forward_dynamics_kernel
 
 __all__ = ["JaxRobotHandle"]
@@ -255,10 +255,49 @@ class JaxRobotHandle(RobotBase):
                                 [c[3] for c in converted], _default_float())
         return [jnp.asarray(c[0], dtype) for c in converted]
 
+    def _params(self, params: ArrayLike, like: jax.Array) -> jax.Array:
+        """Inertial parameters checked against the states' batch (``like``'s leading dimensions) and
+        converted to their dtype."""
+        body = (self.n_bodies, 10)
+        batch = tuple(like.shape[:-1])
+        shape = tuple(int(d) for d in jnp.shape(params))
+        if shape not in (body, batch + body):
+            raise ValueError(
+                f"{self.name}: params must have shape {format_shape(body)} (one set for every sample) or "
+                f"{format_shape(batch + body)} (the states' batch {format_shape(batch)}, then n_bodies × 10 inertial "
+                f"parameters; robot.inertial_parameters() gives the URDF's); got {format_shape(shape)}")
+        array = jnp.asarray(params)
+        if array.dtype.kind not in "biuf":
+            raise ValueError(f"{self.name}: params must be real (float32 or float64); got dtype {array.dtype}")
+        return array.astype(like.dtype)
+
     # Dynamics -------------------------------------------------------------------------------------
 
-    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> jax.Array:
+    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
+                         params: ArrayLike | None = None) -> jax.Array:
         """Inverse dynamics (RNEA): ``tau = M(q) qdd + C(q, qd) qd + g(q)``.
+
+        Args:
+          q: configuration, shape ``(..., NQ)``.
+          qd: velocity, shape ``(..., NV)``.
+          qdd: acceleration, shape ``(..., NV)``.
+          params: inertial parameters replacing the URDF's, ``(n_bodies, 10)`` or ``(..., n_bodies, 10)``
+            (layout: :meth:`inertial_parameters`); ``None`` (default) runs RNEA on the URDF's. Given, the
+            result is ``joint_torque_regressor(q, qd, qdd) @ params`` (see :mod:`grid_rbd._inertial` for the
+            cost and the derivatives: with respect to ``params`` and ``qdd``, not ``q`` and ``qd``).
+
+        Returns:
+          Joint efforts ``tau``, shape ``(..., NV)``.
+        """
+        q, qd, qdd = self._arrays("inverse_dynamics", (q, qd, qdd))
+        if params is not None:
+            return _inertial.inverse_dynamics(self, q, qd, qdd, self._params(params, qd))
+        return _autodiff.inverse_dynamics(self, q, qd, qdd)
+
+    def joint_torque_regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> jax.Array:
+        """The joint-torque regressor ``Y(q, qd, qdd)``: inverse dynamics, gravity included, is
+        ``Y @ params.reshape(-1)`` for any inertial parameters ``params`` (Pinocchio's
+        ``computeJointTorqueRegressor``).
 
         Args:
           q: configuration, shape ``(..., NQ)``.
@@ -266,9 +305,14 @@ class JaxRobotHandle(RobotBase):
           qdd: acceleration, shape ``(..., NV)``.
 
         Returns:
-          Joint efforts ``tau``, shape ``(..., NV)``.
+          ``Y``, shape ``(..., NV, 10·n_bodies)``: column ``10·i + k`` is parameter ``k`` of body ``i`` in
+          :meth:`inertial_parameters`' layout. Differentiable with respect to ``qdd`` (``Y`` is affine in it);
+          derivatives with respect to ``q`` and ``qd`` raise ``NotImplementedError``.
+
+        Raises:
+          NotImplementedError: the build has no regressor kernel (it predates it: rebuild the robot).
         """
-        return _autodiff.inverse_dynamics(self, *self._arrays("inverse_dynamics", (q, qd, qdd)))
+        return _inertial.joint_torque_regressor(self, *self._arrays("joint_torque_regressor", (q, qd, qdd)))
 
     def bias_forces(self, q: ArrayLike, qd: ArrayLike) -> jax.Array:
         """Bias forces: ``C(q, qd) qd + g(q)`` (inverse dynamics at zero acceleration).
@@ -293,16 +337,23 @@ class JaxRobotHandle(RobotBase):
         """
         return _autodiff.gravity_forces(self, *self._arrays("gravity_forces", (q,)))
 
-    def mass_matrix(self, q: ArrayLike) -> jax.Array:
+    def mass_matrix(self, q: ArrayLike, *, params: ArrayLike | None = None) -> jax.Array:
         """Joint-space mass matrix ``M(q)`` (CRBA).
 
         Args:
           q: configuration, shape ``(..., NQ)``.
+          params: inertial parameters replacing the URDF's, as in :meth:`inverse_dynamics`; given, column
+            ``j`` is ``joint_torque_regressor(q, 0, e_j) @ params`` without gravity (NV regressor samples per
+            configuration), differentiable with respect to ``params`` only.
 
         Returns:
           The symmetric positive-definite mass matrix, shape ``(..., NV, NV)``.
         """
-        return _autodiff.mass_matrix(self, *self._arrays("mass_matrix", (q,)))
+        (q_arr,) = self._arrays("mass_matrix", (q,))
+        if params is not None:
+            like = jnp.zeros(q_arr.shape[:-1] + (self.nv,), q_arr.dtype)
+            return _inertial.mass_matrix(self, q_arr, self._params(params, like))
+        return _autodiff.mass_matrix(self, q_arr)
 
     def minv(self, q: ArrayLike) -> jax.Array:
         """Inverse mass matrix ``M(q)⁻¹``, computed analytically (no factorisation of ``M``).
@@ -322,6 +373,7 @@ class JaxRobotHandle(RobotBase):
         tau: ArrayLike,
         *,
         method: Literal["aba", "minv"] = "aba",
+        params: ArrayLike | None = None,
     ) -> jax.Array:
         """Forward dynamics: ``qdd = M(q)⁻¹ (tau - C(q, qd) qd - g(q))``.
 
@@ -332,6 +384,10 @@ class JaxRobotHandle(RobotBase):
           method: ``"aba"`` (default) runs the articulated-body algorithm; ``"minv"`` multiplies the
             analytical ``M⁻¹`` with the effort minus the bias forces. Both give the same result up to
             rounding.
+          params: inertial parameters replacing the URDF's, as in :meth:`inverse_dynamics`; given, ``method``
+            is not used: ``qdd`` solves ``M_params qdd = tau - joint_torque_regressor(q, qd, 0) @ params``
+            (NV + 1 regressor samples and an LU solve per state), differentiable with respect to ``params``
+            (``∂qdd/∂params = -M⁻¹ Y(q, qd, qdd)``) and ``tau``.
 
         Returns:
           Accelerations ``qdd``, shape ``(..., NV)``.
@@ -340,7 +396,10 @@ class JaxRobotHandle(RobotBase):
           ValueError: unknown ``method``.
         """
         kernel = forward_dynamics_kernel(method)
-        return _autodiff.forward_dynamics(self, method, *self._arrays("forward_dynamics", (q, qd, tau), kernel))
+        q, qd, tau = self._arrays("forward_dynamics", (q, qd, tau), kernel)
+        if params is not None:
+            return _inertial.forward_dynamics(self, q, qd, tau, self._params(params, qd))
+        return _autodiff.forward_dynamics(self, method, q, qd, tau)
 
     # Time integration -----------------------------------------------------------------------------
 

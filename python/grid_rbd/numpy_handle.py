@@ -166,10 +166,12 @@ class RobotHandle(RobotBase):
         args: Sequence[npt.ArrayLike],
         /,
         kernel: str | None = None,
+        params: npt.ArrayLike | None = None,
         **static: Any,
     ) -> tuple[npt.NDArray[Any], ...]:
         """The JAX handle's method ``name`` on the CPU, its inputs checked against its kernel's metadata
-        (``KERNEL_OF[name]`` unless ``kernel`` is given)."""
+        (``KERNEL_OF[name]`` unless ``kernel`` is given); ``params``, when given, passed on in the inputs'
+        dtype (the JAX method checks its shape)."""
         arrays, typed = _prepare(args)
         info = self._robot.metadata.algorithm(kernel or KERNEL_OF[name])
         _, dtype = check_inputs(info, [a.shape for a in arrays], [a.dtype for a in arrays], typed, _F64)
@@ -177,8 +179,9 @@ class RobotHandle(RobotBase):
         if info.inputs[0].name == "q":
             self._reject_zero_quaternions(arrays[0])
         fn = self._compiled_fn(name, tuple(sorted(static.items())))
+        extra = {} if params is None else {"params": np.asarray(params)}
         with jax.enable_x64(True) if dtype == _F64 else contextlib.nullcontext(), jax.default_device(_cpu_device()):
-            result = fn(*arrays)
+            result = fn(*arrays, **extra)
             leaves = result if isinstance(result, tuple) else (result,)
             out = tuple(np.array(leaf) for leaf in leaves)
         for o in out:
@@ -188,18 +191,26 @@ class RobotHandle(RobotBase):
 
     # Dynamics -------------------------------------------------------------------------------------
 
-    def inverse_dynamics(self, q: npt.ArrayLike, qd: npt.ArrayLike, qdd: npt.ArrayLike) -> npt.NDArray[Any]:
+    def inverse_dynamics(self, q: npt.ArrayLike, qd: npt.ArrayLike, qdd: npt.ArrayLike, *,
+                         params: npt.ArrayLike | None = None) -> npt.NDArray[Any]:
         """Inverse dynamics (RNEA): ``tau = M(q) qdd + C(q, qd) qd + g(q)``.
 
         Args:
           q: configuration, shape ``(..., NQ)``.
           qd: velocity, shape ``(..., NV)``.
           qdd: acceleration, shape ``(..., NV)``.
+          params: inertial parameters replacing the URDF's, ``(n_bodies, 10)`` or ``(..., n_bodies, 10)``;
+            see :meth:`grid_rbd.jax.JaxRobotHandle.inverse_dynamics`.
 
         Returns:
           Joint efforts ``tau``, shape ``(..., NV)``.
         """
-        return self._run("inverse_dynamics", (q, qd, qdd))[0]
+        return self._run("inverse_dynamics", (q, qd, qdd), params=params)[0]
+
+    def joint_torque_regressor(self, q: npt.ArrayLike, qd: npt.ArrayLike, qdd: npt.ArrayLike) -> npt.NDArray[Any]:
+        """The joint-torque regressor ``Y``, ``(..., NV, 10·n_bodies)``, with ``inverse_dynamics(q, qd, qdd,
+        params=p) == Y @ p.reshape(-1)``; see :meth:`grid_rbd.jax.JaxRobotHandle.joint_torque_regressor`."""
+        return self._run("joint_torque_regressor", (q, qd, qdd))[0]
 
     def bias_forces(self, q: npt.ArrayLike, qd: npt.ArrayLike) -> npt.NDArray[Any]:
         """Bias forces: ``C(q, qd) qd + g(q)`` (inverse dynamics at zero acceleration).
@@ -224,16 +235,18 @@ class RobotHandle(RobotBase):
         """
         return self._run("gravity_forces", (q,))[0]
 
-    def mass_matrix(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
+    def mass_matrix(self, q: npt.ArrayLike, *, params: npt.ArrayLike | None = None) -> npt.NDArray[Any]:
         """Joint-space mass matrix ``M(q)`` (CRBA).
 
         Args:
           q: configuration, shape ``(..., NQ)``.
+          params: inertial parameters replacing the URDF's; see
+            :meth:`grid_rbd.jax.JaxRobotHandle.mass_matrix`.
 
         Returns:
           The symmetric positive-definite mass matrix, shape ``(..., NV, NV)``.
         """
-        return self._run("mass_matrix", (q,))[0]
+        return self._run("mass_matrix", (q,), params=params)[0]
 
     def minv(self, q: npt.ArrayLike) -> npt.NDArray[Any]:
         """Inverse mass matrix ``M(q)⁻¹``, computed analytically (no factorisation of ``M``).
@@ -253,6 +266,7 @@ class RobotHandle(RobotBase):
         tau: npt.ArrayLike,
         *,
         method: Literal["aba", "minv"] = "aba",
+        params: npt.ArrayLike | None = None,
     ) -> npt.NDArray[Any]:
         """Forward dynamics: ``qdd = M(q)⁻¹ (tau - C(q, qd) qd - g(q))``.
 
@@ -262,6 +276,8 @@ class RobotHandle(RobotBase):
           tau: joint efforts, shape ``(..., NV)``.
           method: ``"aba"`` (default) runs the articulated-body algorithm; ``"minv"`` multiplies the
             analytical ``M⁻¹`` with the effort minus the bias forces.
+          params: inertial parameters replacing the URDF's (``method`` is then not used); see
+            :meth:`grid_rbd.jax.JaxRobotHandle.forward_dynamics`.
 
         Returns:
           Accelerations ``qdd``, shape ``(..., NV)``.
@@ -270,7 +286,7 @@ class RobotHandle(RobotBase):
           ValueError: unknown ``method``.
         """
         kernel = forward_dynamics_kernel(method)
-        return self._run("forward_dynamics", (q, qd, tau), kernel=kernel, method=method)[0]
+        return self._run("forward_dynamics", (q, qd, tau), kernel=kernel, params=params, method=method)[0]
 
     # Kinematics -----------------------------------------------------------------------------------
 

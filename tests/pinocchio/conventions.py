@@ -386,6 +386,30 @@ def dynamics(model, data, q_ours, qd, qdd, tau) -> dict[str, np.ndarray]:
     }
 
 
+def inertial_parameters(model) -> np.ndarray:
+    """Pinocchio's bodies' dynamic parameters, (njoints - 1, 10): one row per joint's body (links welded by
+    fixed joints merged in), ``[m, m·c, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]`` about the body origin; our body
+    order, which is Pinocchio's joint order (check_joint_order)."""
+    return np.array([model.inertias[j].toDynamicParameters() for j in range(1, model.njoints)])
+
+
+def with_inertial_parameters(model, params: np.ndarray):
+    """A copy of the model whose bodies have the dynamic parameters params (njoints - 1, 10)."""
+    pin = pinocchio()
+    out = model.copy()
+    for j, p in enumerate(np.asarray(params, dtype=float), start=1):
+        out.inertias[j] = pin.Inertia.FromDynamicParameters(p)
+    return out
+
+
+def joint_torque_regressor(model, data, q_ours, qd, qdd) -> np.ndarray:
+    """Pinocchio's computeJointTorqueRegressor (nv × 10·(njoints − 1), gravity included): τ = Y·π for π the
+    rows of inertial_parameters, flattened. Its layout is ours."""
+    pin = pinocchio()
+    q = to_pin_q(model, q_ours)
+    return pin.computeJointTorqueRegressor(model, data, q, np.asarray(qd, float), np.asarray(qdd, float)).copy()
+
+
 def derivatives_to_ours(d_pin: np.ndarray) -> np.ndarray:
     """A derivative of Pinocchio's (rows velocity space, columns tangent directions) -> ours.
 

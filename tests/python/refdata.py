@@ -14,7 +14,10 @@ LARGE_VELOCITY_FROM samples and N(0, 10²) for the rest (large velocities), qdd 
 Outputs per sample: the six dynamics methods (``conventions.dynamics``), the pose and world-aligned
 Jacobian of every link frame (``conventions.kinematics``, frames in URDF link order), the first-order
 derivatives of RNEA and ABA (``conventions.dynamics_derivatives``), the gravity-dependent
-methods again under CUSTOM_GRAVITY, and Pinocchio's joint limits in our layout.
+methods again under CUSTOM_GRAVITY, and Pinocchio's joint limits in our layout. Inertial parameters
+(``conventions.inertial_parameters``): the bodies' dynamic parameters, a perturbed set (``perturb``), and per
+sample the joint-torque regressor and inverse dynamics, mass matrix and forward dynamics of the model with the
+perturbed parameters.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import conventions  # noqa: E402  (imports no Pinocchio by itself)
 from bench import roster  # noqa: E402  (on sys.path through conventions)
 
 REFERENCE_ENV = "GRID_RBD_REFERENCE_DIR"
-FORMAT_VERSION = 3  # bump when the stored fields change
+FORMAT_VERSION = 4  # bump when the stored fields change
 
 NUM_SAMPLES = 6
 LARGE_VELOCITY_FROM = 3  # samples from this index on have qd ~ N(0, 10²)
@@ -57,6 +60,9 @@ SECOND_ORDER_MAX_NV = 30
 CUSTOM_GRAVITY = (1.5, -2.5, -7.0)
 CUSTOM = ("inverse_dynamics", "bias_forces", "gravity_forces", "forward_dynamics")
 CUSTOM_KEYS = tuple(f"custom_gravity_{k}" for k in CUSTOM)
+# Pinocchio's joint-torque regressor, and the dynamics with the perturbed inertial parameters
+PERTURBED = ("inverse_dynamics", "mass_matrix", "forward_dynamics")
+INERTIAL = ("joint_torque_regressor",) + tuple(f"perturbed_{k}" for k in PERTURBED)
 
 
 LONG_ENV = "GRID_LONG_TESTS"
@@ -101,6 +107,8 @@ class Reference:
     outputs: dict[str, np.ndarray]  # [S, ...] per DYNAMICS and KINEMATICS key
     limits: dict[str, np.ndarray] = field(default_factory=dict)
     second_order: dict[str, np.ndarray] = field(default_factory=dict)  # [SECOND_ORDER_SAMPLES, NV, NV, NV]
+    # "parameters" and "perturbed_parameters", [NB, 10] each (conventions.inertial_parameters' layout)
+    inertial: dict[str, np.ndarray] = field(default_factory=dict)
 
     def cond_mass_matrix(self) -> np.ndarray:
         """cond(M) per sample (2-norm)."""
@@ -109,6 +117,23 @@ class Reference:
 
 # ---------------------------------------------------------------------------
 # Computing (Pinocchio)
+
+
+def perturb(params: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Physical inertial parameters near params (NB, 10): each body with mass gets its mass scaled by up to
+    ±30 %, its centre of mass moved by up to 5 cm and its rotational inertia about the centre of mass scaled
+    axis by axis by up to ±30 %, so that every parameter changes; massless bodies stay as they are."""
+    pin = conventions.pinocchio()
+    out = np.array(params, dtype=float)
+    for b, p in enumerate(params):
+        if p[0] <= 0:
+            continue
+        inertia = pin.Inertia.FromDynamicParameters(p)
+        scale = np.diag(1.0 + 0.3 * rng.uniform(-1.0, 1.0, 3))
+        out[b] = pin.Inertia(p[0] * (1.0 + 0.3 * rng.uniform(-1.0, 1.0)),
+                             inertia.lever + 0.05 * rng.uniform(-1.0, 1.0, 3),
+                             scale @ inertia.inertia @ scale).toDynamicParameters()
+    return out
 
 
 def compute(robot: conventions.Robot) -> Reference:
@@ -122,7 +147,12 @@ def compute(robot: conventions.Robot) -> Reference:
 
     rng = np.random.default_rng(robot.seed)
     inputs: dict[str, list[np.ndarray]] = {k: [] for k in INPUTS}
-    outputs: dict[str, list[np.ndarray]] = {k: [] for k in DYNAMICS + KINEMATICS + DERIVATIVES + CUSTOM_KEYS}
+    outputs: dict[str, list[np.ndarray]] = {
+        k: [] for k in DYNAMICS + KINEMATICS + DERIVATIVES + CUSTOM_KEYS + INERTIAL}
+    parameters = conventions.inertial_parameters(model)
+    perturbed_parameters = perturb(parameters, np.random.default_rng(robot.seed + 1))
+    perturbed = conventions.with_inertial_parameters(model, perturbed_parameters)
+    perturbed_data = perturbed.createData()
     for s in range(NUM_SAMPLES):
         q = conventions.sample_q(model, rng)
         qd = rng.normal(0.0, 10.0 if s >= LARGE_VELOCITY_FROM else 1.0, nv)
@@ -141,6 +171,10 @@ def compute(robot: conventions.Robot) -> Reference:
         model.gravity.linear = np.array(conventions.GRAVITY)
         for k in CUSTOM:
             outputs[f"custom_gravity_{k}"].append(custom[k])
+        outputs["joint_torque_regressor"].append(conventions.joint_torque_regressor(model, data, q, qd, qdd))
+        changed = conventions.dynamics(perturbed, perturbed_data, q, qd, qdd, tau)
+        for k in PERTURBED:
+            outputs[f"perturbed_{k}"].append(changed[k])
 
     second: dict[str, list[np.ndarray]] = {k: [] for k in SECOND_ORDER}
     if nv <= SECOND_ORDER_MAX_NV:
@@ -175,6 +209,7 @@ def compute(robot: conventions.Robot) -> Reference:
         outputs={k: np.array(v) for k, v in outputs.items()},
         limits={"lower": lower, "upper": upper, "velocity": velocity, "effort": effort},
         second_order={k: np.array(v) for k, v in second.items() if v},
+        inertial={"parameters": parameters, "perturbed_parameters": perturbed_parameters},
     )
 
 
@@ -200,6 +235,7 @@ def save(ref: Reference, path: Path) -> None:
     arrays.update({f"out_{k}": v for k, v in ref.outputs.items()})
     arrays.update({f"limit_{k}": v for k, v in ref.limits.items()})
     arrays.update({f"second_{k}": v for k, v in ref.second_order.items()})
+    arrays.update({f"inertial_{k}": v for k, v in ref.inertial.items()})
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, **arrays)
 
@@ -228,9 +264,10 @@ def load(robot: conventions.Robot, folder: Path) -> Reference:
         joint_names=[str(n) for n in got["joint_names"]],
         frame_names=[str(n) for n in got["frame_names"]],
         inputs={k: got[f"in_{k}"] for k in INPUTS},
-        outputs={k: got[f"out_{k}"] for k in DYNAMICS + KINEMATICS + DERIVATIVES + CUSTOM_KEYS},
+        outputs={k: got[f"out_{k}"] for k in DYNAMICS + KINEMATICS + DERIVATIVES + CUSTOM_KEYS + INERTIAL},
         limits={k[len("limit_"):]: v for k, v in got.items() if k.startswith("limit_")},
         second_order={k[len("second_"):]: v for k, v in got.items() if k.startswith("second_")},
+        inertial={k[len("inertial_"):]: v for k, v in got.items() if k.startswith("inertial_")},
     )
 
 
