@@ -30,3 +30,21 @@ def test_policy_refuses_a_hold_that_does_not_divide_the_horizon(capsys):
     with pytest.raises(SystemExit):
         policy.main(["--robot", "iiwa", "--horizon", "30", "--hold", "7"])
     assert "--hold must be at least 1 and divide --horizon (30); got 7" in capsys.readouterr().err
+
+
+def test_system_identification_recovers_the_masses(capsys):
+    """The third example: perturbed link masses from simulated torques by least squares on the regressor."""
+    from grid_rbd import sysid
+
+    code = sysid.main(["--robot", "iiwa", "--samples", "8"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "worst relative mass error" in out, out
+
+
+def test_system_identification_refuses_a_perturbation_that_could_zero_a_mass(capsys):
+    from grid_rbd import sysid
+
+    with pytest.raises(SystemExit):
+        sysid.main(["--robot", "iiwa", "--perturbation", "1.5"])
+    assert "--perturbation must be in [0, 1)" in capsys.readouterr().err
