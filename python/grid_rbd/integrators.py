@@ -67,13 +67,14 @@ def check_method(method: str) -> None:
 
 
 def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: jax.Array | float,
-         method: str, controller: Controller | None = None) -> tuple[jax.Array, jax.Array]:
-    """One step of ``method`` from ``(q, qd)`` under efforts ``u`` (through ``controller`` when given);
-    arrays of any common batch shape."""
+         method: str, controller: Controller | None = None,
+         params: jax.Array | None = None) -> tuple[jax.Array, jax.Array]:
+    """One step of ``method`` from ``(q, qd)`` under efforts ``u`` (through ``controller`` when given), with
+    the inertial parameters ``params`` (``None``: the URDF's); arrays of any common batch shape."""
     check_method(method)
 
     def accel(q: jax.Array, v: jax.Array) -> jax.Array:
-        return robot.forward_dynamics(q, v, u if controller is None else controller(q, v, u))
+        return robot.forward_dynamics(q, v, u if controller is None else controller(q, v, u), params=params)
 
     if method == "semi_implicit":
         qd1 = qd + dt * accel(q, qd)
@@ -93,12 +94,16 @@ def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: j
 
 def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, dt: ArrayLike, method: str,
             frames: Sequence[str | int] | None, controller: Controller | None, dtype: jnp.dtype,
-            fused: bool | None = None) -> Rollout:
+            fused: bool | None = None, params: jax.Array | None = None) -> Rollout:
     """T steps of ``method`` from ``(q0, qd0)`` (``(..., NQ)``, ``(..., NV)``) under efforts ``u``
-    (``(..., T, NV)``, one row per step), computed in ``dtype``; see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
+    (``(..., T, NV)``, one row per step), computed in ``dtype``, with the inertial parameters ``params``
+    (``None``: the URDF's); see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
     check_method(method)
+    if params is not None and fused:
+        raise ValueError("the fused rollout kernels use the URDF's inertias; with params, pass fused=False (or "
+                         "leave it unset) for the scan of single steps")
     if fused is None:
-        fused = controller is None and _trajectory.available(robot)
+        fused = controller is None and params is None and _trajectory.available(robot)
     elif fused and controller is not None:
         raise ValueError("a fused rollout runs the steps inside one kernel and cannot call a JAX controller; "
                          "pass fused=False (or leave it unset) with a controller")
@@ -130,7 +135,7 @@ def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, 
     @jax.checkpoint
     def advance(state: tuple[jax.Array, jax.Array], u_t: jax.Array) -> tuple[tuple[jax.Array, jax.Array],
                                                                              tuple[jax.Array, jax.Array]]:
-        nxt = step(robot, state[0], state[1], u_t, dt, method, controller)
+        nxt = step(robot, state[0], state[1], u_t, dt, method, controller, params)
         return nxt, nxt
 
     _, (qs, qds) = jax.lax.scan(advance, (q0, qd0), jnp.moveaxis(u, -2, 0))

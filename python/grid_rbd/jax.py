@@ -412,6 +412,7 @@ class JaxRobotHandle(RobotBase):
         *,
         method: integrators.Method = "semi_implicit",
         controller: integrators.Controller | None = None,
+        params: ArrayLike | None = None,
     ) -> tuple[jax.Array, jax.Array]:
         """One integration step of the forward dynamics under efforts held over the step
         (:mod:`grid_rbd.integrators` gives the schemes).
@@ -424,15 +425,20 @@ class JaxRobotHandle(RobotBase):
           method: ``"semi_implicit"`` (symplectic Euler, default) or ``"rk4"``.
           controller: the efforts at a state, ``controller(q, qd, u)`` (default: ``u``), called at every
             state the scheme evaluates the dynamics at.
+          params: inertial parameters replacing the URDF's, as in :meth:`forward_dynamics`.
 
         Returns:
-          ``(q1, qd1)``, the state after ``dt``; differentiable in every argument.
+          ``(q1, qd1)``, the state after ``dt``; differentiable in every argument. With ``params``, only
+          where no state the dynamics are evaluated at depends on the argument (a semi-implicit step with
+          respect to ``params``, ``u`` and ``dt``): elsewhere the derivative needs ``∂qdd/∂(q, qd)`` at the
+          given parameters, which raises ``NotImplementedError``.
 
         Raises:
           ValueError: unknown ``method`` or a shape that does not fit.
         """
         q, qd, u = self._arrays("forward_dynamics", (q, qd, u))
-        return integrators.step(self, q, qd, u, jnp.asarray(dt, q.dtype), method, controller)
+        p = None if params is None else self._params(params, qd)
+        return integrators.step(self, q, qd, u, jnp.asarray(dt, q.dtype), method, controller, p)
 
     def step_derivatives(
         self,
@@ -488,6 +494,7 @@ class JaxRobotHandle(RobotBase):
         frames: Sequence[str | int] | None = None,
         controller: integrators.Controller | None = None,
         fused: bool | None = None,
+        params: ArrayLike | None = None,
     ) -> integrators.Rollout:
         """T integration steps from ``(q0, qd0)``, one row of efforts per step.
 
@@ -507,6 +514,11 @@ class JaxRobotHandle(RobotBase):
           fused: ``True`` for the one-call kernels, ``False`` for the scan of single steps; by default the
             kernels where the build has them (not rolled robots) and no controller is given. Both agree to
             rounding, derivatives included; second derivatives need the scan.
+          params: inertial parameters replacing the URDF's, ``(n_bodies, 10)`` or ``(..., n_bodies, 10)`` with
+            ``q0``'s batch (see :meth:`forward_dynamics`); the rollout is then the scan of single steps. It
+            simulates (every sample with its own parameters, a randomised or identified model) but is not
+            differentiable across steps: a step's derivative needs ``∂qdd/∂q`` with the given parameters,
+            which the kernels do not provide (``NotImplementedError``).
 
         Returns:
           A :class:`~grid_rbd.integrators.Rollout` ``(q, qd, frame_positions)``: the states after each step,
@@ -515,12 +527,14 @@ class JaxRobotHandle(RobotBase):
           under ``jit`` and ``vmap``; reverse mode keeps only the states and recomputes each step.
 
         Raises:
-          ValueError: unknown ``method`` or frame, shapes that do not fit, or ``fused=True`` with a controller.
+          ValueError: unknown ``method`` or frame, shapes that do not fit, or ``fused=True`` with a controller or
+            ``params``.
           NotImplementedError: ``fused=True`` on a build without the fused kernels.
         """
         converted = [_shape_dtype(x) for x in (q0, qd0, u)]
         dtype = compute_dtype([c[2] for c in converted], [c[3] for c in converted], _default_float())
-        return integrators.rollout(self, *(c[0] for c in converted), dt, method, frames, controller, dtype, fused)
+        p = None if params is None else self._params(params, jnp.asarray(converted[1][0], dtype))
+        return integrators.rollout(self, *(c[0] for c in converted), dt, method, frames, controller, dtype, fused, p)
 
     # Derivative kernels ---------------------------------------------------------------------------
 
