@@ -5,7 +5,7 @@ package emit
 func emitJointTorqueRegressor(g *gen) {
 	r := g.r
 	nv, np := r.NV, 10*len(r.Joints)
-	temp := 27 * len(r.Joints) // sizeof(algorithms::RegressorState) in elements, checked by a static_assert
+	temp := 27 * len(r.Joints) // sizeof(algorithms::RneaMotionState) in elements, checked by a static_assert
 	g.innerDoc("Joint-torque regressor: s_Y with τ = s_Y·π, π the bodies' inertial parameters.", temp,
 		"  s_Y   out: [NV, 10·NB] row-major; column 10·i + k is parameter k of body i, Pinocchio's",
 		"             [m, m·cx, m·cy, m·cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (inertia about the body origin)",
@@ -19,18 +19,14 @@ func emitJointTorqueRegressor(g *gen) {
 		name:    "joint_torque_regressor",
 		doc:     "Joint-torque regressor Y(q, qd, qdd): tau = Y pi for the bodies' inertial parameters pi (10 per body).",
 		outputs: []buffer{{name: "Y", size: nv * np, shape: []int{nv, np}, doc: "regressor, column 10 i + k: parameter k of body i"}},
-		inputs: []buffer{
-			{name: "q", size: r.NQ, doc: "configuration"},
-			{name: "qd", size: r.NV, doc: "velocity"},
-			{name: "qdd", size: r.NV, doc: "acceleration"},
-		},
+		inputs:  stateInputs(r),
 		gravity: true,
 		temp:    temp,
 		// NV·10·NB outputs, each written once and never read back: straight to the caller's memory
 		globalOutputs: true,
 		directOutputs: true,
 		algorithm:     "joint_torque_regressor",
-		shared:        "RegressorState",
+		shared:        "RneaMotionState",
 	}
 	emitTemplateInner(g.w, e)
 	g.add(e)

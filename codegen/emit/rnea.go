@@ -1,5 +1,17 @@
 package emit
 
+import "github.com/grid-rbd/grid-rbd/codegen/model"
+
+// stateInputs are the inputs of the algorithms on a state and an acceleration (RNEA, the regressor, their
+// derivatives): q, qd and qdd.
+func stateInputs(r *model.Robot) []buffer {
+	return []buffer{
+		{name: "q", size: r.NQ, doc: "configuration"},
+		{name: "qd", size: r.NV, doc: "velocity"},
+		{name: "qdd", size: r.NV, doc: "acceleration"},
+	}
+}
+
 // emitInverseDynamics writes three entry points of grid/algorithms/rnea.cuh (RNEA): inverse_dynamics
 // (τ = M qdd + C qd + g), bias_forces (qdd = 0: C qd + g) and gravity_forces (qd = qdd = 0: g).
 func emitInverseDynamics(g *gen) {
@@ -13,18 +25,18 @@ func emitInverseDynamics(g *gen) {
 		"  gravity:   linear gravitational acceleration in world coordinates",
 		"bias_forces_inner (no qdd) and gravity_forces_inner (no qd, qdd) are the same with zeros.",
 		"The algorithm is grid/algorithms/rnea.cuh on this robot's description.")
-	in := []buffer{{name: "q", size: r.NQ, doc: "configuration"}, {name: "qd", size: r.NV, doc: "velocity"}}
+	in := stateInputs(r)
 	out := []buffer{{name: "tau", size: r.NV, doc: "joint efforts"}}
 	for _, e := range []*entry{{
 		name:    "inverse_dynamics",
 		doc:     "Inverse dynamics (RNEA): tau = M(q) qdd + C(q, qd) qd + g(q).",
 		outputs: out,
-		inputs:  append(append([]buffer(nil), in...), buffer{name: "qdd", size: r.NV, doc: "acceleration"}),
+		inputs:  in,
 	}, {
 		name:    "bias_forces",
 		doc:     "Bias forces (RNEA with qdd = 0): C(q, qd) qd + g(q).",
 		outputs: out,
-		inputs:  in,
+		inputs:  in[:2],
 	}, {
 		name:    "gravity_forces",
 		doc:     "Generalised gravity (RNEA with qd = qdd = 0): g(q).",

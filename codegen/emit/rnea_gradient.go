@@ -25,11 +25,7 @@ func emitInverseDynamicsGradient(g *gen) {
 			{name: "dtau_dq", size: nv * nv, shape: shape, doc: "∂τ/∂q, row = τ index, column = tangent direction"},
 			{name: "dtau_dqd", size: nv * nv, shape: shape, doc: "∂τ/∂qd, row = τ index, column = velocity coordinate"},
 		},
-		inputs: []buffer{
-			{name: "q", size: r.NQ, doc: "configuration"},
-			{name: "qd", size: nv, doc: "velocity"},
-			{name: "qdd", size: nv, doc: "acceleration"},
-		},
+		inputs:    stateInputs(r),
 		gravity:   true,
 		temp:      temp,
 		algorithm: "inverse_dynamics_gradient",

@@ -54,11 +54,7 @@ func emitIDSVASO(g *gen) {
 			{"d2tau_dqd2", "∂²τ/∂qd²: [i][a][b] = ∂²τ_i/∂qd_a∂qd_b"},
 			{"dM_dq", "∂M/∂q: [i][j][b] = ∂M_ij/∂θ_b"},
 		},
-		[]buffer{
-			{name: "q", size: r.NQ, doc: "configuration"},
-			{name: "qd", size: r.NV, doc: "velocity"},
-			{name: "qdd", size: r.NV, doc: "acceleration"},
-		},
+		stateInputs(r),
 		// every direction runs in its thread's own memory: sizeof(SecondOrderState) is one element
 		"SecondOrderState", 1)
 }

@@ -8,19 +8,9 @@
 #pragma once
 
 #include "grid/algorithms/rnea.cuh"
-#include "grid/body.cuh"
-#include "grid/model.cuh"
-#include "grid/schedule.cuh"
 
 namespace grid {
 namespace algorithms {
-
-template <class R, typename T>
-struct RegressorState {
-    JointPose<T> pose[R::NB];
-    Spatial<T> v[R::NB];  // body velocities
-    Spatial<T> a[R::NB];  // body accelerations (gravity entered as a base acceleration)
-};
 
 // I(e_K)·m: the inertia whose parameters are the K-th unit vector, applied to motion m.
 template <int K, typename T>
@@ -47,7 +37,7 @@ GLASS_HD Spatial<T> unit_inertia_apply(const Spatial<T>& m) {
 // robot every element is written exactly once and none is read back.
 template <class R, typename T, class S>
 GLASS_HD void joint_torque_regressor(const S& scope, T* Y, const T* q, const T* qd, const T* qdd,
-                                     RegressorState<R, T>& st, Vec3<T> gravity) {
+                                     RneaMotionState<R, T>& st, Vec3<T> gravity) {
     constexpr int NP = 10 * R::NB;
     // a rolled robot zeroes Y first (which rows are off a body's path is not known at compile time)
     if constexpr (rolled_v<R>) for_each_item<R::NV * NP>(scope, [&](int k) { Y[k] = T(0); });

@@ -12,19 +12,24 @@
 namespace grid {
 namespace algorithms {
 
+// RNEA's forward sweep: every body's pose, velocity and acceleration (the joint-torque regressor's state).
 template <class R, typename T>
-struct RneaState {
+struct RneaMotionState {
     JointPose<T> pose[R::NB];
-    Spatial<T> v[R::NB];     // body velocities
-    Spatial<T> a[R::NB];     // body accelerations (gravity entered as a base acceleration)
+    Spatial<T> v[R::NB];  // body velocities
+    Spatial<T> a[R::NB];  // body accelerations (gravity entered as a base acceleration)
+};
+
+template <class R, typename T>
+struct RneaState : RneaMotionState<R, T> {
     Spatial<T> f[R::NB];     // body forces I·a + v ×* I·v, then subtree forces
     Spatial<T> f_up[R::NB];  // subtree force a body passes to its parent, in parent coordinates
 };
 
-// RNEA's forward step for body i: its pose, velocity and acceleration from its parent's, into any state
-// with pose, v and a arrays (RNEA's and the regressor's).
-template <class R, typename T, class I, class St>
-GLASS_HD void rnea_body_motion(I i, const T* q, const T* qd, const T* qdd, St& st, Vec3<T> gravity) {
+// RNEA's forward step for body i: its pose, velocity and acceleration from its parent's.
+template <class R, typename T, class I>
+GLASS_HD void rnea_body_motion(I i, const T* q, const T* qd, const T* qdd, RneaMotionState<R, T>& st,
+                               Vec3<T> gravity) {
     const auto j = joint<R>(i);
     using J = decltype(j);
     st.pose[i] = joint_pose(j, q + j.q);
