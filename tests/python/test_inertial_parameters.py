@@ -3,7 +3,7 @@ the dynamics with params against Pinocchio's on a model with those parameters, a
 respect to params against central differences, on every robot of the roster's pytest suite.
 
 Tolerances (relative to each output's max magnitude per sample): the regressor 1e-10 in float64 and 1e-4 in
-float32; the dynamics with params 1e-9 (float64; forward dynamics solves with M, cond(M) ≤ 1e5 here).
+float32; the dynamics with params 1e-9 (float64).
 """
 
 from __future__ import annotations
