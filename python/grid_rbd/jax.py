@@ -255,11 +255,10 @@ class JaxRobotHandle(RobotBase):
                                 [c[3] for c in converted], _default_float())
         return [jnp.asarray(c[0], dtype) for c in converted]
 
-    def _params(self, params: ArrayLike, like: jax.Array) -> jax.Array:
-        """Inertial parameters checked against the states' batch (``like``'s leading dimensions) and
-        converted to their dtype."""
+    def _params(self, params: ArrayLike, batch: tuple[int, ...], dtype: npt.DTypeLike) -> jax.Array:
+        """Inertial parameters checked against the states' batch shape and converted to their dtype."""
         body = (self.n_bodies, 10)
-        batch = tuple(like.shape[:-1])
+        batch = tuple(batch)
         shape = tuple(int(d) for d in jnp.shape(params))
         if shape not in (body, batch + body):
             raise ValueError(
@@ -269,7 +268,7 @@ class JaxRobotHandle(RobotBase):
         array = jnp.asarray(params)
         if array.dtype.kind not in "biuf":
             raise ValueError(f"{self.name}: params must be real (float32 or float64); got dtype {array.dtype}")
-        return array.astype(like.dtype)
+        return array.astype(dtype)
 
     # Dynamics -------------------------------------------------------------------------------------
 
@@ -291,7 +290,7 @@ class JaxRobotHandle(RobotBase):
         """
         q, qd, qdd = self._arrays("inverse_dynamics", (q, qd, qdd))
         if params is not None:
-            return _inertial.inverse_dynamics(self, q, qd, qdd, self._params(params, qd))
+            return _inertial.inverse_dynamics(self, q, qd, qdd, self._params(params, qd.shape[:-1], qd.dtype))
         return _autodiff.inverse_dynamics(self, q, qd, qdd)
 
     def joint_torque_regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> jax.Array:
@@ -351,8 +350,7 @@ class JaxRobotHandle(RobotBase):
         """
         (q_arr,) = self._arrays("mass_matrix", (q,))
         if params is not None:
-            like = jnp.zeros(q_arr.shape[:-1] + (self.nv,), q_arr.dtype)
-            return _inertial.mass_matrix(self, q_arr, self._params(params, like))
+            return _inertial.mass_matrix(self, q_arr, self._params(params, q_arr.shape[:-1], q_arr.dtype))
         return _autodiff.mass_matrix(self, q_arr)
 
     def minv(self, q: ArrayLike) -> jax.Array:
@@ -398,7 +396,7 @@ class JaxRobotHandle(RobotBase):
         kernel = forward_dynamics_kernel(method)
         q, qd, tau = self._arrays("forward_dynamics", (q, qd, tau), kernel)
         if params is not None:
-            return _inertial.forward_dynamics(self, q, qd, tau, self._params(params, qd))
+            return _inertial.forward_dynamics(self, q, qd, tau, self._params(params, qd.shape[:-1], qd.dtype))
         return _autodiff.forward_dynamics(self, method, q, qd, tau)
 
     # Time integration -----------------------------------------------------------------------------
@@ -437,7 +435,7 @@ class JaxRobotHandle(RobotBase):
           ValueError: unknown ``method`` or a shape that does not fit.
         """
         q, qd, u = self._arrays("forward_dynamics", (q, qd, u))
-        p = None if params is None else self._params(params, qd)
+        p = None if params is None else self._params(params, qd.shape[:-1], qd.dtype)
         return integrators.step(self, q, qd, u, jnp.asarray(dt, q.dtype), method, controller, p)
 
     def step_derivatives(
@@ -533,7 +531,7 @@ class JaxRobotHandle(RobotBase):
         """
         converted = [_shape_dtype(x) for x in (q0, qd0, u)]
         dtype = compute_dtype([c[2] for c in converted], [c[3] for c in converted], _default_float())
-        p = None if params is None else self._params(params, jnp.asarray(converted[1][0], dtype))
+        p = None if params is None else self._params(params, converted[0][1][:-1], dtype)
         return integrators.rollout(self, *(c[0] for c in converted), dt, method, frames, controller, dtype, fused, p)
 
     # Derivative kernels ---------------------------------------------------------------------------
