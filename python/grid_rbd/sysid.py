@@ -80,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.samples < 1:
         p.error("--samples must be at least 1")
     if not 0 <= args.perturbation < 1:
-        p.error(f"--perturbation must be in [0, 1) (a relative change that keeps masses positive); got {args.perturbation}")
+        p.error("--perturbation must be in [0, 1) (a relative change that keeps masses positive); "
+                f"got {args.perturbation}")
     if args.noise < 0:
         p.error(f"--noise must be non-negative; got {args.noise}")
     with jax.enable_x64(True):

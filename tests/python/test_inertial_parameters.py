@@ -157,7 +157,8 @@ def test_rollout_with_params(robot, jax_handle, reference):
     fused = h.rollout(q, qd, u, 1e-3)
     urdf = h.rollout(q, qd, u, 1e-3, params=h.inertial_parameters())
     _check(robot, "rollout params=URDF", urdf.qd, fused.qd, 1e-11)
-    params = jnp.linspace(0.5, 1.5, refdata.NUM_SAMPLES)[:, None, None] * jnp.asarray(ref.inertial["perturbed_parameters"])
+    scales = jnp.linspace(0.5, 1.5, refdata.NUM_SAMPLES)[:, None, None]
+    params = scales * jnp.asarray(ref.inertial["perturbed_parameters"])
     batched = h.rollout(q, qd, u, 1e-3, params=params)
     for s in (0, refdata.NUM_SAMPLES - 1):
         alone = h.rollout(q[s], qd[s], u[s], 1e-3, params=params[s])

@@ -45,7 +45,9 @@ GLASS_HD void joint_torque_regressor(const S& scope, T* Y, const T* q, const T* 
     for_each_body<R>(scope, [&](auto i) {
         static_for<10>([&](auto k) {
             const int col = 10 * int(i) + int(k);
-            Spatial<T> F = unit_inertia_apply<int(k)>(st.a[i]) + force_cross(st.v[i], unit_inertia_apply<int(k)>(st.v[i]));
+            // column k of body i's wrench I·a + v ×* I·v, I the unit inertia of parameter k
+            Spatial<T> F = unit_inertia_apply<int(k)>(st.a[i]) +
+                           force_cross(st.v[i], unit_inertia_apply<int(k)>(st.v[i]));
             for_each_ancestor<R, true>(i, [&](auto a) {
                 const auto ja = joint<R>(a);
                 using A = decltype(ja);
