@@ -251,7 +251,9 @@ const largeRobotNV = 40
 // and the pytest suites mage runs itself.
 const (
 	goTestLimit = 30 * time.Minute
-	pytestLimit = 10 * time.Minute
+	// goTestPackagesAtOnce is at least the number of test packages, so none waits for another.
+	goTestPackagesAtOnce = 32
+	pytestLimit          = 10 * time.Minute
 )
 
 // Test runs every test: formatting and vet checks, the Go suite (which drives tests/python), and the Python
@@ -270,7 +272,10 @@ func Test() error {
 		return err
 	}
 	fmt.Printf("== go test ./... (time limit %v; tests/python runs inside it, through tests/suite_test.go)\n", goTestLimit)
-	summaries := []testreport.Summary{testreport.RunGoTest(".", goTestLimit, os.Stdout, "-count=1", "./...")}
+	// -p: every package's tests start at once. The longest package (tests, whose pytest run is mostly one
+	// process) then overlaps the compile-bound ones instead of waiting for two of them to finish.
+	summaries := []testreport.Summary{testreport.RunGoTest(".", goTestLimit, os.Stdout, "-count=1",
+		fmt.Sprintf("-p=%d", goTestPackagesAtOnce), "./...")}
 	fmt.Printf("== pytest tests/pinocchio tests/operators (time limit %v)\n", pytestLimit)
 	summaries = append(summaries, testreport.RunPytest(".", venvPython(), nil, pytestLimit, os.Stdout,
 		"-q", "-p", "no:cacheprovider", "tests/pinocchio", "tests/operators"))

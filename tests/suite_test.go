@@ -279,6 +279,7 @@ func testEnvironment(t *testing.T) (root, python string) {
 }
 
 func TestPython(t *testing.T) {
+	t.Parallel() // beside TestWheelBuildsRobotsFromURDF
 	root, python := testEnvironment(t)
 	pytestRobots, err := roster.Suite(roster.Pytest)
 	if err != nil {

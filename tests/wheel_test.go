@@ -117,6 +117,7 @@ func wheelCases(t *testing.T) []wheelCase {
 // outside the checkout and runs wheelCheck there with a PATH that holds neither go nor nvcc: the wheel's own
 // generator and kernel sources must suffice for robots it does not bundle.
 func TestWheelBuildsRobotsFromURDF(t *testing.T) {
+	t.Parallel() // beside TestPython, whose pytest run leaves a core idle
 	root, python := testEnvironment(t)
 	cases := wheelCases(t)
 	tmp := t.TempDir()
