@@ -6,6 +6,7 @@ floats per device (the dispatch floor of the mesh), forward dynamics
 (ABA), the mass matrix, the forward-dynamics derivatives and a per-sample gradient step
 (``jit(vmap(grad))`` of ``|qdd|²`` with respect to the efforts), the last also with the batch mean that
 crosses devices (an all-reduce). Each cell is the median of ``--reps`` synchronised calls after a warm-up,
+the modes of one device count taking turns call by call,
 with the collectives of its compiled HLO; per-device throughput over the one-device figure is the scaling
 efficiency, which docs/sharding.md models. On one device every operation is also timed unsharded, two ways:
 the same code on arrays without a sharding (``unsharded``), and the kernels called straight through their
@@ -61,18 +62,22 @@ def _ops(robot: Any) -> dict[str, tuple[tuple[str, ...], Callable[..., Any]]]:
     }
 
 
-def _time(f: Callable[..., Any], args: list[Any], reps: int) -> tuple[float, float]:
-    """Median and minimum seconds per synchronised call, after three warm-up calls."""
+def _time_interleaved(calls: list[tuple[Callable[..., Any], list[Any]]], reps: int) -> list[tuple[float, float]]:
+    """Median and minimum seconds per synchronised call of each (function, arguments), after three warm-up
+    calls each. The calls take turns, one call each per round, so a drift of clocks or host load during the
+    measurement reaches every one of them alike."""
     import jax
 
-    for _ in range(3):
-        jax.block_until_ready(f(*args))
-    times = []
+    for f, args in calls:
+        for _ in range(3):
+            jax.block_until_ready(f(*args))
+    times: list[list[float]] = [[] for _ in calls]
     for _ in range(reps):
-        start = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), min(times)
+        for k, (f, args) in enumerate(calls):
+            start = time.perf_counter()
+            jax.block_until_ready(f(*args))
+            times[k].append(time.perf_counter() - start)
+    return [(statistics.median(t), min(t)) for t in times]
 
 
 @contextlib.contextmanager
@@ -93,15 +98,13 @@ def _direct_kernel_calls() -> Any:
         jax.clear_caches()
 
 
-def _time_op(fn: Callable[..., Any], args: list[Any], reps: int) -> tuple[float, float, float, str]:
-    """Compile seconds, median and minimum seconds per call, and the compiled HLO of ``jit(fn)``."""
+def _compile(fn: Callable[..., Any], args: list[Any]) -> tuple[float, Any, str]:
+    """Compile seconds, the compiled ``jit(fn)`` and its HLO."""
     import jax
 
     start = time.perf_counter()
     compiled = jax.jit(fn).lower(*args).compile()
-    compile_s = time.perf_counter() - start
-    median, best = _time(compiled, args, reps)
-    return compile_s, median, best, compiled.as_text()
+    return time.perf_counter() - start, compiled, compiled.as_text()
 
 
 def run(robot_name: str, per_device: int, dtype: str, reps: int, ops: list[str]) -> list[dict[str, Any]]:
@@ -136,21 +139,30 @@ def run(robot_name: str, per_device: int, dtype: str, reps: int, ops: list[str])
         if n == 1 and jax.process_count() == 1:
             plain = {k: jax.device_put(np.asarray(v), jax.devices()[0]) for k, v in arrays.items()}
             modes += [("unsharded", plain, contextlib.nullcontext), ("direct", plain, _direct_kernel_calls)]
+        # Every mode's executables first (the direct mode's only inside its context), then each operation's
+        # modes timed in turns.
+        compiled: dict[tuple[str, str], tuple[float, Any, list[Any], str]] = {}
         for mode, inputs, context in modes:
             with context():
                 for op in ops:
                     names, fn = table[op]
-                    compile_s, median, best, hlo = _time_op(fn, [inputs[a] for a in names], reps)
-                    per = 8 if op == "dispatch_floor" else per_device
-                    rows.append({
-                        "robot": robot.name, "op": op, "dtype": dtype, "devices": n, "mode": mode,
-                        "per_device": per, "batch": n * per, "median_s": median, "min_s": best,
-                        "compile_s": compile_s, "samples_per_s": n * per / median,
-                        "per_device_samples_per_s": per / median,
-                        "collectives": sorted({c for c in COLLECTIVES if re.search(rf"\b{c}(-start)?\(", hlo)}),
-                    })
-                    print(f"{robot.name} {op} {dtype} on {n} device(s), {mode}: {median * 1e6:.1f} µs, "
-                          f"{n * per / median:.3g} samples/s", flush=True)
+                    args = [inputs[a] for a in names]
+                    compile_s, executable, hlo = _compile(fn, args)
+                    compiled[(mode, op)] = (compile_s, executable, args, hlo)
+        for op in ops:
+            timed = _time_interleaved([(compiled[(m, op)][1], compiled[(m, op)][2]) for m, _, _ in modes], reps)
+            for (mode, _, _), (median, best) in zip(modes, timed):
+                compile_s, _, _, hlo = compiled[(mode, op)]
+                per = 8 if op == "dispatch_floor" else per_device
+                rows.append({
+                    "robot": robot.name, "op": op, "dtype": dtype, "devices": n, "mode": mode,
+                    "per_device": per, "batch": n * per, "median_s": median, "min_s": best,
+                    "compile_s": compile_s, "samples_per_s": n * per / median,
+                    "per_device_samples_per_s": per / median,
+                    "collectives": sorted({c for c in COLLECTIVES if re.search(rf"\b{c}(-start)?\(", hlo)}),
+                })
+                print(f"{robot.name} {op} {dtype} on {n} device(s), {mode}: {median * 1e6:.1f} µs, "
+                      f"{n * per / median:.3g} samples/s", flush=True)
     return rows
 
 
@@ -185,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--robot", default="iiwa", help="built robot name or build directory")
     p.add_argument("--per-device", type=int, default=65536, help="samples per device (default 65536)")
     p.add_argument("--dtype", default="float32", choices=("float32", "float64"))
-    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--reps", type=int, default=200)
     p.add_argument("--ops", nargs="+", default=list(OPS), choices=OPS)
     p.add_argument("--distributed", action="store_true", help="jax.distributed.initialize() first")
     p.add_argument("--out", type=Path, help="JSON results file")
