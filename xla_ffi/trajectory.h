@@ -10,8 +10,8 @@
 //                    ->  gq0 [..., NQ], gqd0 [..., NV], gu [..., T, NV], gdt [...]
 //   attributes       gravity_x, gravity_y, gravity_z (f64); method (i64: 0 semi-implicit Euler, 1 RK4)
 //
-// On the GPU every sample is one thread (blocks of 32 or 64, threads_per_block), and one warp in the adjoint;
-// the launches never synchronise and are command-buffer compatible.
+// On the GPU every sample is one thread (blocks of 32 or 64, threads_per_block); the launches never synchronise
+// and are command-buffer compatible.
 // Every buffer has the same leading batch dimensions and dtype (float32 or float64); violations are
 // INVALID_ARGUMENT errors naming the buffer. No workspace: the state of a sample lives in its thread.
 #pragma once
@@ -232,37 +232,21 @@ ffi::Error rollout_adjoint_typed(Stream s, int64_t samples, int64_t steps, int m
     [[maybe_unused]] constexpr size_t NQ = R::NQ, NV = R::NV;
     [[maybe_unused]] const size_t n = size_t(steps);
 #if defined(__CUDACC__)
-#if defined(GRID_ROLLOUT_ADJOINT_THREAD)
-    // one thread per sample, for comparing speed with the default below
     return run_samples("rollout_adjoint", s, samples, [&](int blocks, int threads) {
-        grid::algorithms::rollout_adjoint_kernel<R, T, grid::ThreadScope><<<blocks, threads, 0, s>>>(
+        grid::algorithms::rollout_adjoint_kernel<R, T><<<blocks, threads, 0, s>>>(
             method, int(steps), out<T>(gq0), out<T>(gqd0), out<T>(gu), out<T>(gdt), in<T>(q0), in<T>(qd0), in<T>(u),
             in<T>(dt), in<T>(qs), in<T>(qds), in<T>(gqs), in<T>(gqds), g, int(samples));
     });
-#else
-    // one warp per sample (rollout_adjoint_kernel), four samples per block
-    constexpr int per_block = 4;
-    const int blocks = int((samples + per_block - 1) / per_block);
-    grid::algorithms::rollout_adjoint_kernel<R, T>
-        <<<blocks, dim3(32, per_block), grid::algorithms::ROLLOUT_ADJOINT_SMEM_BYTES<R, T>(per_block), s>>>(
-            method, int(steps), out<T>(gq0), out<T>(gqd0), out<T>(gu), out<T>(gdt), in<T>(q0), in<T>(qd0), in<T>(u),
-            in<T>(dt), in<T>(qs), in<T>(qds), in<T>(gqs), in<T>(gqds), g, int(samples));
-    const cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) return cuda_error("rollout_adjoint", "kernel launch failed", err);
-    return ffi::Error::Success();
-#endif
 #else
     T* pq0 = out<T>(gq0);
     T* pqd0 = out<T>(gqd0);
     T* pu = out<T>(gu);
     T* pdt = out<T>(gdt);
     return run_samples("rollout_adjoint", s, samples, [&](size_t k) {
-        T cot[2 * NV];  // unused by one thread
-        grid::algorithms::rollout_adjoint<R>(grid::ThreadScope{}, method, int(steps), pq0 + k * NQ, pqd0 + k * NV,
-                                             pu + k * n * NV, pdt + k, in<T>(q0) + k * NQ, in<T>(qd0) + k * NV,
-                                             in<T>(u) + k * n * NV, in<T>(dt)[k], in<T>(qs) + k * n * NQ,
-                                             in<T>(qds) + k * n * NV, in<T>(gqs) + k * n * NQ,
-                                             in<T>(gqds) + k * n * NV, g, cot);
+        grid::algorithms::rollout_adjoint<R>(method, int(steps), pq0 + k * NQ, pqd0 + k * NV, pu + k * n * NV, pdt + k,
+                                             in<T>(q0) + k * NQ, in<T>(qd0) + k * NV, in<T>(u) + k * n * NV, in<T>(dt)[k],
+                                             in<T>(qs) + k * n * NQ, in<T>(qds) + k * n * NV, in<T>(gqs) + k * n * NQ,
+                                             in<T>(gqds) + k * n * NV, g);
     });
 #endif
 }

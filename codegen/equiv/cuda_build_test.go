@@ -16,9 +16,9 @@ import (
 )
 
 // TestCUDABuild compiles the CUDA equivalence driver, which instantiates every batched kernel in float and
-// double, for sm_90 with warnings as errors, for a serial fixed-base robot and a small branched floating-base
-// one with every joint kind (a larger floating-base robot's kernels take the compiler minutes; the GPU
-// equivalence check, tests/gpu/equivalence.sh, builds those).
+// double, for sm_90 with warnings as errors, for a small branched floating-base robot with every joint kind,
+// unrolled and rolled (a larger robot's kernels take the compiler minutes each, the same templates over a
+// longer schedule; the GPU equivalence check, tests/gpu/equivalence.sh, builds those).
 func TestCUDABuild(t *testing.T) {
 	t.Parallel()
 	nvcc := cudatools.NVCC(t)
@@ -26,7 +26,6 @@ func TestCUDABuild(t *testing.T) {
 		testrobots.Robot
 		opt emit.Options
 	}{
-		{Robot: testrobots.Robot{Name: "iiwa", Path: testrobots.Shared(t, "iiwa.urdf")}},
 		{Robot: testrobots.Robot{Name: "small_floating", Path: smallFloatingRobot(t), FreeFlyer: true}},
 		// a rolled robot: bodies iterated at run time, tables in device memory
 		{Robot: testrobots.Robot{Name: "small_floating_rolled", Path: smallFloatingRobot(t), FreeFlyer: true},
@@ -56,11 +55,11 @@ func TestCUDABuild(t *testing.T) {
 }
 
 // TestCUDABuildInlineExample compiles kernels/examples/inline_tiers.cu (an inline user's kernel at every
-// resource tier; codegen/emit's TestInlineTiersExample runs it on the host) for sm_90 against iiwa's header,
-// warnings as errors.
+// resource tier; codegen/emit's TestInlineTiersExample runs it on the host for shared robots) for sm_90
+// against the small floating-base robot's header, warnings as errors.
 func TestCUDABuildInlineExample(t *testing.T) {
 	t.Parallel()
-	compileUnitForSM90(t, testrobots.Shared(t, "iiwa.urdf"), false, filepath.Join("kernels", "examples", "inline_tiers.cu"))
+	compileUnitForSM90(t, smallFloatingRobot(t), true, filepath.Join("kernels", "examples", "inline_tiers.cu"))
 }
 
 // TestCUDABuildTrajectoryHandlers compiles the fused rollout handlers (xla_ffi/trajectory_cuda.cu: rollout,

@@ -1,5 +1,5 @@
 // Time integration of forward dynamics, and whole rollouts with their forward- and reverse-mode derivatives,
-// one sample per thread (the reverse mode on the GPU: one sample per warp).
+// one sample per thread.
 //
 // One step from the state (q, qd) under efforts u held over the step, a(q, qd) = FD(q, qd, u):
 //   semi-implicit (symplectic) Euler   qd₁ = qd + dt·a(q, qd),  q₁ = q ⊕ dt·qd₁
@@ -17,8 +17,7 @@
 //   adjoint (reverse mode)  the steps backwards from the stored trajectory, each step's vector-Jacobian
 //                           product from the articulated-body algorithm and inverse dynamics' derivatives:
 //                           with μ = M⁻¹·ā, the efforts get μ, qd gets −(∂τ/∂qd)ᵀ·μ and q gets
-//                           −(∂τ/∂q)ᵀ·μ mapped to coordinates (a warp's lanes take one direction each);
-//                           ⊕'s own Jacobian comes from dual numbers.
+//                           −(∂τ/∂q)ᵀ·μ mapped to coordinates; ⊕'s own Jacobian comes from dual numbers.
 // Configurations are read through the kernels' normalised quaternion, so a radial change of a free-flyer's
 // quaternion does not move the dynamics (it does move ⊕'s output, which is bilinear in the quaternion).
 #pragma once
@@ -336,12 +335,9 @@ GLASS_HD void integrator_gradient(const S& scope, T* q_next, T* qd_next, T* dxne
     scope.sync();
 }
 
-// Reverse mode of forward dynamics a = FD(q, qd, u) at a state whose acceleration a (NV) is known: for the
-// cotangent ga (NV) of a, gq (NQ) += the cotangent of q, gqd (NV) += that of qd and gu (NV) += that of u.
-// With μ = M⁻¹·ga those are −(∂τ/∂q)ᵀ·μ, −(∂τ/∂qd)ᵀ·μ and μ. One thread forms ∇ID's matrices; a cooperative
-// scope of an unrolled robot instead takes one tangent direction per item (directions.cuh), so a warp's lanes
-// run the 2·NV products side by side and meet in s_cot (2·NV, visible to the scope) — a sample's latency is
-// then one dual-number inverse dynamics instead of the O(NB·depth) recursion and two matrix products.
+// Reverse mode of forward dynamics a = FD(q, qd, u) at a state whose acceleration a (NV) the step has already
+// computed: for the cotangent ga (NV) of a, gq (NQ) += the cotangent of q, gqd (NV) += that of qd and gu (NV)
+// += that of u.
 template <class R, typename T>
 struct FdVjpState {
     T dtau_dq[R::NV * R::NV];
@@ -352,6 +348,28 @@ struct FdVjpState {
     };
 };
 
+template <class R, typename T>
+GRID_ROLLOUT_PIECE void forward_dynamics_vjp(T* gq, T* gqd, T* gu, const T* a, const T* q, const T* qd, const T* ga,
+                                             Vec3<T> gravity, FdVjpState<R, T>& st) {
+    constexpr int NV = R::NV;
+    T zero[NV], mu[NV], gtheta[NV];
+    for (int k = 0; k < NV; ++k) zero[k] = T(0);
+    // μ = M⁻¹·ga: the articulated-body algorithm without velocity or gravity
+    accelerate<R>(mu, q, zero, ga, Vec3<T>{T(0), T(0), T(0)}, st.aba);
+    inverse_dynamics_gradient<R>(ThreadScope{}, st.dtau_dq, st.dtau_dqd, q, qd, a, st.gradient, gravity);
+    for (int c = 0; c < NV; ++c) {
+        T sq = T(0), sv = T(0);
+        for (int r = 0; r < NV; ++r) {
+            sq += st.dtau_dq[r * NV + c] * mu[r];
+            sv += st.dtau_dqd[r * NV + c] * mu[r];
+        }
+        gtheta[c] = -sq;
+        gqd[c] += -sv;
+        gu[c] += mu[c];
+    }
+    configuration_tangent_vjp<R>(gq, q, gtheta);
+}
+
 template <typename T>
 GLASS_HD T dot_n(const T* a, const T* b, int n) {
     T s = T(0);
@@ -359,53 +377,11 @@ GLASS_HD T dot_n(const T* a, const T* b, int n) {
     return s;
 }
 
-template <class R, typename T, class S>
-GRID_ROLLOUT_PIECE void forward_dynamics_vjp(const S& scope, T* gq, T* gqd, T* gu, const T* a, const T* q,
-                                             const T* qd, const T* ga, Vec3<T> gravity, FdVjpState<R, T>& st,
-                                             T* s_cot) {
-    constexpr int NV = R::NV;
-    T zero[NV], mu[NV], gtheta[NV];
-    for (int k = 0; k < NV; ++k) zero[k] = T(0);
-    // μ = M⁻¹·ga: the articulated-body algorithm without velocity or gravity
-    accelerate<R>(mu, q, zero, ga, Vec3<T>{T(0), T(0), T(0)}, st.aba);
-    if constexpr (directions_capable<R, S>) {
-        for_each_item<2 * NV>(scope, [&](int item) {
-            T col[NV];
-            inverse_dynamics_direction<R>(col, item, q, qd, a, gravity);
-            s_cot[item] = dot_n(col, mu, NV);
-        });
-        scope.sync();
-        for (int c = 0; c < NV; ++c) {
-            gtheta[c] = -s_cot[c];
-            gqd[c] += -s_cot[NV + c];
-            gu[c] += mu[c];
-        }
-        scope.sync();  // read by every thread before the next product overwrites it
-    } else {
-        (void)scope;
-        (void)s_cot;
-        inverse_dynamics_gradient<R>(ThreadScope{}, st.dtau_dq, st.dtau_dqd, q, qd, a, st.gradient, gravity);
-        for (int c = 0; c < NV; ++c) {
-            T sq = T(0), sv = T(0);
-            for (int r = 0; r < NV; ++r) {
-                sq += st.dtau_dq[r * NV + c] * mu[r];
-                sv += st.dtau_dqd[r * NV + c] * mu[r];
-            }
-            gtheta[c] = -sq;
-            gqd[c] += -sv;
-            gu[c] += mu[c];
-        }
-    }
-    configuration_tangent_vjp<R>(gq, q, gtheta);
-}
-
 // Reverse mode of one integrator_step at (q, qd, u, dt): given the cotangents lq (NQ) and lqd (NV) of
-// (q1, qd1), gq (NQ) and gqd (NV) receive those of q and qd, gu (NV) that of u, and gdt += that of dt. Every
-// thread of the scope computes the same results (forward_dynamics_vjp shares out its products).
-template <class R, typename T, class S>
-GLASS_HD void integrator_step_vjp(const S& scope, int method, T* gq, T* gqd, T* gu, T& gdt, const T* q,
-                                  const T* qd, const T* u, T dt, const T* lq, const T* lqd, Vec3<T> gravity,
-                                  FdVjpState<R, T>& st, T* s_cot) {
+// (q1, qd1), gq (NQ) and gqd (NV) receive those of q and qd, gu (NV) that of u, and gdt += that of dt.
+template <class R, typename T>
+GLASS_HD void integrator_step_vjp(int method, T* gq, T* gqd, T* gu, T& gdt, const T* q, const T* qd, const T* u,
+                                  T dt, const T* lq, const T* lqd, Vec3<T> gravity, FdVjpState<R, T>& st) {
     constexpr int NV = R::NV, NQ = R::NQ;
     for (int k = 0; k < NQ; ++k) gq[k] = T(0);
     for (int k = 0; k < NV; ++k) gu[k] = T(0);
@@ -422,7 +398,7 @@ GLASS_HD void integrator_step_vjp(const S& scope, int method, T* gq, T* gqd, T* 
         }
         gdt += dot_n(qd1, gv, NV) + dot_n(a, gqd, NV);
         for (int k = 0; k < NV; ++k) ga[k] = dt * gqd[k];
-        forward_dynamics_vjp<R>(scope, gq, gqd, gu, a, q, qd, ga, gravity, st, s_cot);
+        forward_dynamics_vjp<R>(gq, gqd, gu, a, q, qd, ga, gravity, st);
         return;
     }
     // RK4: the stages forward (p_k = q ⊕ w_k, v_k, a_k), then their cotangents backwards
@@ -461,7 +437,7 @@ GLASS_HD void integrator_step_vjp(const S& scope, int method, T* gq, T* gqd, T* 
         const T step = s == 3 ? dt : half, dstep = s == 3 ? T(1) : T(0.5);
         T gp[NQ];
         for (int k = 0; k < NQ; ++k) gp[k] = T(0);
-        forward_dynamics_vjp<R>(scope, gp, gv[s], gu, a[s], p[s - 1], v[s], gacc[s], gravity, st, s_cot);
+        forward_dynamics_vjp<R>(gp, gv[s], gu, a[s], p[s - 1], v[s], gacc[s], gravity, st);
         integrate_configuration_vjp<R>(gq, gw, q, w[s - 1], gp);
         gdt += dstep * (dot_n(v[s - 1], gw, NV) + dot_n(a[s - 1], gv[s], NV));
         for (int k = 0; k < NV; ++k) {
@@ -470,7 +446,7 @@ GLASS_HD void integrator_step_vjp(const S& scope, int method, T* gq, T* gqd, T* 
             gacc[s - 1][k] += step * gv[s][k];
         }
     }
-    forward_dynamics_vjp<R>(scope, gq, gv[0], gu, a[0], q, qd, gacc[0], gravity, st, s_cot);
+    forward_dynamics_vjp<R>(gq, gv[0], gu, a[0], q, qd, gacc[0], gravity, st);
     for (int k = 0; k < NV; ++k) gqd[k] += gv[0][k];
 }
 
@@ -523,33 +499,27 @@ GLASS_HD void rollout_tangent(int method, int steps, T* dqs, T* dqds, const T* q
 }
 
 // Reverse mode: for the cotangents (gqs [T, NQ], gqds [T, NV]) of the trajectory (qs, qds) that rollout
-// computed, those of the inputs: gq0 [NQ], gqd0 [NV], gu [T, NV] and *gdt. The threads of a cooperative
-// scope share each step's products through s_cot (2·NV, visible to the scope; unused in ThreadScope) and
-// its rank 0 writes the results.
-template <class R, typename T, class S>
-GLASS_HD void rollout_adjoint(const S& scope, int method, int steps, T* gq0, T* gqd0, T* gu, T* gdt, const T* q0,
-                              const T* qd0, const T* u, T dt, const T* qs, const T* qds, const T* gqs,
-                              const T* gqds, Vec3<T> gravity, T* s_cot) {
+// computed, those of the inputs: gq0 [NQ], gqd0 [NV], gu [T, NV] and *gdt.
+template <class R, typename T>
+GLASS_HD void rollout_adjoint(int method, int steps, T* gq0, T* gqd0, T* gu, T* gdt, const T* q0, const T* qd0,
+                              const T* u, T dt, const T* qs, const T* qds, const T* gqs, const T* gqds,
+                              Vec3<T> gravity) {
     constexpr int NV = R::NV, NQ = R::NQ;
-    T lq[NQ], lqd[NV], gq[NQ], gqd[NV], gu_step[NV];
+    T lq[NQ], lqd[NV], gq[NQ], gqd[NV];
     for (int k = 0; k < NQ; ++k) lq[k] = T(0);
     for (int k = 0; k < NV; ++k) lqd[k] = T(0);
     T sum_dt = T(0);
     FdVjpState<R, T> st;
-    const bool writes = scope.rank() == 0;
     for (int t = steps - 1; t >= 0; --t) {
         for (int k = 0; k < NQ; ++k) lq[k] += gqs[size_t(t) * NQ + k];
         for (int k = 0; k < NV; ++k) lqd[k] += gqds[size_t(t) * NV + k];
         const T* q = t == 0 ? q0 : qs + size_t(t - 1) * NQ;
         const T* qd = t == 0 ? qd0 : qds + size_t(t - 1) * NV;
-        integrator_step_vjp<R>(scope, method, gq, gqd, gu_step, sum_dt, q, qd, u + size_t(t) * NV, dt, lq, lqd,
-                               gravity, st, s_cot);
-        if (writes)
-            for (int k = 0; k < NV; ++k) gu[size_t(t) * NV + k] = gu_step[k];
+        integrator_step_vjp<R>(method, gq, gqd, gu + size_t(t) * NV, sum_dt, q, qd, u + size_t(t) * NV, dt, lq,
+                               lqd, gravity, st);
         for (int k = 0; k < NQ; ++k) lq[k] = gq[k];
         for (int k = 0; k < NV; ++k) lqd[k] = gqd[k];
     }
-    if (!writes) return;
     for (int k = 0; k < NQ; ++k) gq0[k] = lq[k];
     for (int k = 0; k < NV; ++k) gqd0[k] = lqd[k];
     *gdt = sum_dt;
@@ -580,30 +550,16 @@ __global__ void rollout_tangent_kernel(int method, int steps, T* dqs, T* dqds, c
     }
 }
 
-// One sample per warp in GroupScope: the lanes share each step's products, so a batch of a few thousand
-// samples also fills the multiprocessors; blockDim is (32, samples per block) and s_cot holds 2·NV values per
-// sample of the block (ROLLOUT_ADJOINT_SMEM_BYTES). One sample per thread in ThreadScope (no shared memory),
-// kept for comparing speed (GRID_ROLLOUT_ADJOINT_THREAD in xla_ffi/trajectory.h).
 template <class R, typename T>
-constexpr size_t ROLLOUT_ADJOINT_SMEM_BYTES(int samples_per_block) {
-    return size_t(samples_per_block) * 2 * R::NV * sizeof(T);
-}
-
-template <class R, typename T, class S = GroupScope>
 __global__ void rollout_adjoint_kernel(int method, int steps, T* gq0, T* gqd0, T* gu, T* gdt, const T* q0,
                                        const T* qd0, const T* u, const T* dt, const T* qs, const T* qds,
                                        const T* gqs, const T* gqds, Vec3<T> gravity, int num_samples) {
     constexpr size_t NV = R::NV, NQ = R::NQ;
-    constexpr bool lanes = S::cooperative;
-    extern __shared__ unsigned char rollout_adjoint_smem[];
-    T* s_cot = lanes ? reinterpret_cast<T*>(rollout_adjoint_smem) + threadIdx.y * 2 * NV : nullptr;
-    const int first = lanes ? blockIdx.x * blockDim.y + threadIdx.y : blockIdx.x * blockDim.x + threadIdx.x;
-    const int stride = lanes ? gridDim.x * blockDim.y : gridDim.x * blockDim.x;
-    for (int k = first; k < num_samples; k += stride) {
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < num_samples; k += gridDim.x * blockDim.x) {
         const size_t s = size_t(k), n = size_t(steps);
-        rollout_adjoint<R>(S{}, method, steps, gq0 + s * NQ, gqd0 + s * NV, gu + s * n * NV, gdt + s, q0 + s * NQ,
+        rollout_adjoint<R>(method, steps, gq0 + s * NQ, gqd0 + s * NV, gu + s * n * NV, gdt + s, q0 + s * NQ,
                            qd0 + s * NV, u + s * n * NV, dt[s], qs + s * n * NQ, qds + s * n * NV,
-                           gqs + s * n * NQ, gqds + s * n * NV, gravity, s_cot);
+                           gqs + s * n * NQ, gqds + s * n * NV, gravity);
     }
 }
 #endif
