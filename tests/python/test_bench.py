@@ -254,3 +254,17 @@ def test_rollout_benchmark_peers_agree(robots_dir, tmp_path):
     assert [r["impl"] for r in rows] == ["grid", "grid_steps", "purejax"]
     assert all(r["max_rel_diff_vs_grid"] < 1e-10 for r in rows[1:]), rows
     assert all(r["median_ms"] > 0 for r in rows)
+
+
+def test_params_benchmark_rows(robots_dir, tmp_path):
+    """bench.params times the regressor and each operation with and without per-call inertial parameters: one
+    row per variant and batch, and a table line per operation with the cost of ``params=``."""
+    out = tmp_path / "params.json"
+    proc = _python("-m", "bench.params", "--robots-dir", str(robots_dir), "--robots", "iiwa", "--batches", "1", "3",
+                   "--reps", "2", "--dtype", "float64", "--out", str(out))
+    rows = json.loads(out.read_text())["rows"]
+    variants = {"joint_torque_regressor", "inverse_dynamics", "inverse_dynamics+params", "mass_matrix",
+                "mass_matrix+params", "forward_dynamics", "forward_dynamics+params"}
+    assert {(r["variant"], r["batch"]) for r in rows} == {(v, b) for v in variants for b in (1, 3)}
+    assert all(r["median_s"] > 0 and r["robot"] == "iiwa" for r in rows)
+    assert "| iiwa | 3 | mass_matrix |" in proc.stdout and "×" in proc.stdout, proc.stdout
