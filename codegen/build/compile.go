@@ -1,8 +1,10 @@
 package build
 
 import (
+	"debug/elf"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -375,6 +377,26 @@ func (tc Toolchain) CUDAArgs(robot string, includes []string) []string {
 // entryGuard finds the entry points of a generated grid.cuh by their separate-build guards.
 var entryGuard = regexp.MustCompile(`defined\(GRID_SEPARATE_ENTRIES\) && defined\(GRID_ENTRY_([A-Z0-9_]+)\)`)
 
+// entryNeeds finds the header's "needs" lines: an entry point whose launch calls other entry points' launches.
+var entryNeeds = regexp.MustCompile(`(?m)^// GRID_ENTRY_([A-Z0-9_]+) needs ((?:GRID_ENTRY_[A-Z0-9_]+ ?)+)`)
+
+// headerNeeds maps each entry point of the grid.cuh in dir to the entry points it needs compiled beside it.
+func headerNeeds(dir string) (map[string][]string, error) {
+	header, err := os.ReadFile(filepath.Join(dir, HeaderFile))
+	if err != nil {
+		return nil, err
+	}
+	needs := map[string][]string{}
+	for _, m := range entryNeeds.FindAllStringSubmatch(string(header), -1) {
+		for _, n := range strings.Fields(m[2]) {
+			if n = strings.TrimPrefix(n, "GRID_ENTRY_"); !slices.Contains(needs[m[1]], n) {
+				needs[m[1]] = append(needs[m[1]], n)
+			}
+		}
+	}
+	return needs, nil
+}
+
 // precisions are the unit suffixes and defines of one entry point's two translation units.
 var precisions = []struct{ suffix, define string }{{"float", "GRID_ENTRY_ONLY_FLOAT"}, {"double", "GRID_ENTRY_ONLY_DOUBLE"}}
 
@@ -390,9 +412,16 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	if err != nil {
 		return err
 	}
-	entries, skipped, err := selectEntries(entries, tc.CUDAEntries)
+	needs, err := headerNeeds(dir)
 	if err != nil {
 		return err
+	}
+	entries, skipped, added, err := selectEntries(entries, tc.CUDAEntries, needs)
+	if err != nil {
+		return err
+	}
+	if len(added) > 0 {
+		fmt.Printf("CUDA entry points added because the ones asked for call them: %s\n", strings.Join(added, ", "))
 	}
 	objDir := filepath.Join(dir, "cuda_objects")
 	if err := freshDir(objDir); err != nil {
@@ -457,33 +486,77 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	if err := compileLibrary(tc.NVCC, linkArgs, lib); err != nil {
 		return err
 	}
+	// A shared library links with symbols undefined; loading it would then fail and leave only the CPU kernels.
+	if missing, err := undefinedGridSymbols(lib); err != nil {
+		return err
+	} else if len(missing) > 0 {
+		os.Remove(lib)
+		return fmt.Errorf("%s leaves %d functions of namespace grid undefined (an entry point compiled calls one "+
+			"left out of GRID_CUDA_ENTRIES without a \"needs\" line in grid.cuh), e.g. %s", lib, len(missing), missing[0])
+	}
 	fmt.Printf("%s: compiled and linked in %v\n", lib, time.Since(start).Round(time.Second))
 	return nil
 }
 
 // selectEntries splits a header's entry points (upper case) into those to compile and those left out, given
-// the wanted algorithm names (any case; none means all).
-func selectEntries(all, wanted []string) (keep, skip []string, err error) {
+// the wanted algorithm names (any case; none means all) and what each entry point needs compiled beside it
+// (headerNeeds): the needed ones are kept too, and returned as added where they were not asked for.
+func selectEntries(all, wanted []string, needs map[string][]string) (keep, skip, added []string, err error) {
 	if len(wanted) == 0 {
-		return all, nil, nil
+		return all, nil, nil, nil
 	}
 	want := map[string]bool{}
 	for _, w := range wanted {
 		name := strings.ToUpper(strings.TrimSpace(w))
 		if !slices.Contains(all, name) {
-			return nil, nil, fmt.Errorf("no entry point %q in this robot's grid.cuh (it has %s)", w,
+			return nil, nil, nil, fmt.Errorf("no entry point %q in this robot's grid.cuh (it has %s)", w,
 				strings.ToLower(strings.Join(all, ", ")))
 		}
 		want[name] = true
 	}
+	asked := maps.Clone(want)
+	for grew := true; grew; {
+		grew = false
+		for e := range want {
+			for _, n := range needs[e] {
+				if !want[n] {
+					want[n], grew = true, true
+				}
+			}
+		}
+	}
 	for _, e := range all {
-		if want[e] {
+		switch {
+		case want[e] && !asked[e]:
+			keep, added = append(keep, e), append(added, e)
+		case want[e]:
 			keep = append(keep, e)
-		} else {
+		default:
 			skip = append(skip, e)
 		}
 	}
-	return keep, skip, nil
+	return keep, skip, added, nil
+}
+
+// undefinedGridSymbols lists the dynamic symbols of namespace grid that the shared library at path uses but
+// does not define.
+func undefinedGridSymbols(path string) ([]string, error) {
+	lib, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer lib.Close()
+	syms, err := lib.DynamicSymbols()
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, s := range syms {
+		if s.Section == elf.SHN_UNDEF && strings.HasPrefix(s.Name, "_ZN4grid") {
+			missing = append(missing, s.Name)
+		}
+	}
+	return missing, nil
 }
 
 // compileLibrary runs one compiler command that writes lib. It writes to a temporary name first and renames

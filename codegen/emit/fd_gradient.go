@@ -40,6 +40,7 @@ func emitForwardDynamicsGradient(g *gen) {
 		// Fused, one thread would hold every phase's state at once (ptxas: 255 registers, spills, 12.5%
 		// occupancy for iiwa); as launches of their own, each phase runs at its own tuned shape and
 		// register count. ABA's qdd waits in the M⁻¹ output until minv overwrites it.
+		needs: []string{"aba", "inverse_dynamics_gradient", "minv"},
 		phasedThreadLaunch: func(w *writer) {
 			w.line("// the phases as separate launches, each at its own tuned shape")
 			w.line("T* d_qdd = d_Minv;  // [num_samples, NV]: ABA's qdd, until minv writes M⁻¹ over it")

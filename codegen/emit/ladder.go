@@ -45,6 +45,9 @@ type entry struct {
 	// return): the algorithm's phases as separate launches of other entry points instead of the fused
 	// `<name>_thread_kernel`.
 	phasedThreadLaunch func(w *writer)
+	// needs names the entry points whose launch functions phasedThreadLaunch calls: a build of some entry
+	// points (GRID_CUDA_ENTRIES) compiles those too, reading them from the header's "needs" line.
+	needs []string
 	// heapState has the host build keep the template's state on the heap and pass the caller's arrays
 	// straight to it: a rolled robot's state and arrays can exceed a thread's stack.
 	heapState bool
@@ -606,6 +609,13 @@ func (e *entry) emitSeparateInstantiation(w *writer, params []string, opt Option
 		return typeParam.ReplaceAllString(strings.Join(params, ", "), t)
 	}
 	guard := "GRID_ENTRY_" + e.upper()
+	if len(e.needs) > 0 {
+		needed := make([]string, len(e.needs))
+		for i, n := range e.needs {
+			needed[i] = "GRID_ENTRY_" + strings.ToUpper(n)
+		}
+		w.line("// %s needs %s (its launch calls theirs)", guard, strings.Join(needed, " "))
+	}
 	for _, p := range []struct{ t, other string }{{"float", "DOUBLE"}, {"double", "FLOAT"}} {
 		launch := func(prefix, tier string) {
 			w.line("%stemplate cudaError_t %s_launch<%s, %s>(%s, int num_samples, cudaStream_t stream, LaunchShape shape, %s* d_workspace);",
