@@ -39,7 +39,8 @@ step() {
   ((want < 10)) && { echo "skipped, no time left: $*"; return 0; }
   timeout "$want" "$@"
 }
-rollout() { python3 -m bench.rollout --robots-dir build/gpu "$@"; }
+# a command, not a shell function: `timeout` runs programs only
+rollout=(python3 -m bench.rollout --robots-dir build/gpu)
 
 build panda build/urdf/panda.urdf & p1=$!
 build iiwa build/urdf/iiwa.urdf & p2=$!
@@ -47,18 +48,18 @@ build go2 build/urdf/go2.urdf -floating & p3=$!
 nice -n 10 bash -c "$(declare -f build); res='$res' fd_only=$fd_only build g1_29dof build/urdf/g1_29dof.urdf -floating" & p4=$!
 wait $p1 $p2 $p3
 echo "== rollout gradient, panda, with peers"
-step 200 rollout --robots panda --impls grid grid_steps purejax mjx --out "$res/rollout-panda.json" 2>&1 | grep -v -i warn | tail -6
+step 200 "${rollout[@]}" --robots panda --impls grid grid_steps purejax mjx --out "$res/rollout-panda.json" 2>&1 | grep -v "Warning: \|warnings.warn" | tail -6
 echo "== sharding, one device"
 step 90 python3 -m bench.sharding --robot build/gpu/iiwa --per-device 65536 --out "$res/sharding.json" > "$res/sharding.txt" 2>&1
 tail -16 "$res/sharding.txt"
 echo "== memory: 1000 more calls, then batch x steps"
-step 40 rollout --robots panda --impls grid --leak-calls 1000 --out "$res/leak-panda.json" 2>&1 | grep "^grid"
+step 40 "${rollout[@]}" --robots panda --impls grid --leak-calls 1000 --out "$res/leak-panda.json" 2>&1 | grep "^grid"
 for bt in 1024x50 4096x50 16384x50 4096x200 16384x200; do
-  step 30 rollout --robots panda --impls grid --batch "${bt%x*}" --steps "${bt#*x}" --reps 5 --out "$res/memory-panda-$bt.json" 2>&1 | grep "^grid"
+  step 30 "${rollout[@]}" --robots panda --impls grid --batch "${bt%x*}" --steps "${bt#*x}" --reps 5 --out "$res/memory-panda-$bt.json" 2>&1 | grep "^grid"
 done
 echo "== rollout gradient, go2"
-step 120 rollout --robots go2 --impls grid grid_steps purejax mjx --out "$res/rollout-go2.json" 2>&1 | grep -v -i warn | tail -5
+step 120 "${rollout[@]}" --robots go2 --impls grid grid_steps purejax mjx --out "$res/rollout-go2.json" 2>&1 | grep -v "Warning: \|warnings.warn" | tail -5
 left=$((560 - SECONDS)); ((left > 0)) && timeout $left tail --pid=$p4 -f /dev/null
 echo "== rollout gradient, g1_29dof"
-step 120 rollout --robots g1_29dof --impls grid grid_steps purejax --out "$res/rollout-g1_29dof.json" 2>&1 | grep -v -i warn | tail -5
+step 120 "${rollout[@]}" --robots g1_29dof --impls grid grid_steps purejax --out "$res/rollout-g1_29dof.json" 2>&1 | grep -v "Warning: \|warnings.warn" | tail -5
 echo "total ${SECONDS} s"

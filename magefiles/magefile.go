@@ -270,9 +270,11 @@ func Test() error {
 		return err
 	}
 	fmt.Printf("== go test ./... (time limit %v; tests/python runs inside it, through tests/suite_test.go)\n", goTestLimit)
-	// -p=3: the longest package (tests, whose pytest run is mostly one process) starts beside two compile-bound
-	// ones instead of after them; more packages at once would starve its robot builds.
-	summaries := []testreport.Summary{testreport.RunGoTest(".", goTestLimit, os.Stdout, "-count=1", "-p=3", "./...")}
+	// The longest packages first, three at a time (go test starts packages in the order given): tests, whose
+	// pytest run is mostly one process, beside the two compile-bound ones instead of after them; more packages
+	// at once would starve its robot builds.
+	summaries := []testreport.Summary{testreport.RunGoTest(".", goTestLimit, os.Stdout, "-count=1", "-p=3",
+		"./tests", "./codegen/equiv", "./codegen/emit", "./...")}
 	fmt.Printf("== pytest tests/pinocchio tests/operators (time limit %v)\n", pytestLimit)
 	summaries = append(summaries, testreport.RunPytest(".", venvPython(), nil, pytestLimit, os.Stdout,
 		"-q", "-p", "no:cacheprovider", "tests/pinocchio", "tests/operators"))
