@@ -380,7 +380,8 @@ var entryGuard = regexp.MustCompile(`defined\(GRID_SEPARATE_ENTRIES\) && defined
 // entryNeeds finds the header's "needs" lines: an entry point whose launch calls other entry points' launches.
 var entryNeeds = regexp.MustCompile(`(?m)^// GRID_ENTRY_([A-Z0-9_]+) needs ((?:GRID_ENTRY_[A-Z0-9_]+ ?)+)`)
 
-// headerNeeds maps each entry point of the grid.cuh in dir to the entry points it needs compiled beside it.
+// headerNeeds maps each entry point of the grid.cuh in dir to the entry points it needs compiled beside it
+// (one "needs" line per such entry point).
 func headerNeeds(dir string) (map[string][]string, error) {
 	header, err := os.ReadFile(filepath.Join(dir, HeaderFile))
 	if err != nil {
@@ -389,9 +390,7 @@ func headerNeeds(dir string) (map[string][]string, error) {
 	needs := map[string][]string{}
 	for _, m := range entryNeeds.FindAllStringSubmatch(string(header), -1) {
 		for _, n := range strings.Fields(m[2]) {
-			if n = strings.TrimPrefix(n, "GRID_ENTRY_"); !slices.Contains(needs[m[1]], n) {
-				needs[m[1]] = append(needs[m[1]], n)
-			}
+			needs[m[1]] = append(needs[m[1]], strings.TrimPrefix(n, "GRID_ENTRY_"))
 		}
 	}
 	return needs, nil
