@@ -10,7 +10,7 @@ An obstacle file (``--obstacles``) is YAML: ``obstacles:`` with any of ``spheres
 ``cylinders``, lists of rows as ``grid_rbd.ik.solve`` takes them (testdata/ik/panda_obstacles.yml).
 
 Run: ``python -m bench.ik BUILD_DIR GOALS [--frame F] [--batch B] [--num-solutions S] [--seed N] [--limit N]
-[--collision [--collision-mode hard|soft|both] [--obstacles FILE]]`` with ``python/`` importable (the mage
+[--device auto|cpu|gpu] [--collision [--collision-mode hard|soft|both] [--obstacles FILE]]`` with ``python/`` importable (the mage
 target sets ``PYTHONPATH``).
 """
 
@@ -83,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="solve only the first N goals")
     ap.add_argument("--pos-tol-mm", type=float, default=1.0)
     ap.add_argument("--ang-tol-deg", type=float, default=1.0)
+    ap.add_argument("--device", choices=ik.DEVICES, default="auto",
+                    help="auto: the GPU when the robot's CUDA IK library is built and a GPU is present")
     ap.add_argument("--collision", action="store_true", help="score solutions for collisions (a -collision build)")
     ap.add_argument("--collision-mode", choices=ik.COLLISION_MODES, default="hard")
     ap.add_argument("--obstacles", type=Path, help="obstacle file; default: the goal file's `obstacles:`, else none")
@@ -103,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                  num_solutions=args.num_solutions, seed=args.seed,
                  position_tolerance=args.pos_tol_mm * 1e-3,
                  orientation_tolerance=math.radians(args.ang_tol_deg), collision_free=args.collision,
-                 collision_mode=args.collision_mode, obstacles=obstacles)
+                 collision_mode=args.collision_mode, obstacles=obstacles, device=args.device)
     elapsed = time.perf_counter() - start
     solved = r.solved()[:, 0]
     if args.collision:
@@ -116,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         counts = ", ".join(f"{len(obstacles.get(k) or [])} {k}" for k in ("spheres", "cuboids", "cylinders"))
         print(f"collision mode {args.collision_mode}: obstacles {counts} ({args.obstacles or 'goal file'}) and "
               "self-collision")
-    print(f"time: {elapsed:.2f} s, {elapsed / n * 1e3:.2f} ms per goal (one CPU thread)")
+    where = "one CPU thread" if r.device == "cpu" else "GPU, all goals in one call"
+    print(f"time: {elapsed:.2f} s, {elapsed / n * 1e3:.2f} ms per goal ({where})")
     print(f"best solution's position error (mm): {_percentiles(best_mm)}")
     print(f"best solution's orientation error (deg): {_percentiles(best_deg)}")
     counts = np.bincount(np.minimum(r.num_distinct, 10), minlength=11)

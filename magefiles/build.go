@@ -71,10 +71,20 @@ func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll, 
 	var cudaErr error
 	if tc.NVCC != "" {
 		cudaErr = tc.CompileCUDA(dir, r.Name)
-	} else if stale := filepath.Join(dir, build.CUDALibrary); fileExists(stale) {
-		// An earlier -cuda build's library may no longer match the header just generated.
-		if cudaErr = os.Remove(stale); cudaErr == nil {
-			fmt.Printf("removed %s from an earlier build (no -cuda this time)\n", stale)
+		if cudaErr == nil {
+			var ik bool
+			if ik, cudaErr = build.HasIK(dir); cudaErr == nil && ik {
+				cudaErr = tc.CompileIKCUDA(dir, r.Name)
+			}
+		}
+	} else {
+		// An earlier -cuda build's libraries may no longer match the header just generated.
+		for _, lib := range []string{build.CUDALibrary, build.IKCUDALibrary} {
+			if stale := filepath.Join(dir, lib); fileExists(stale) && cudaErr == nil {
+				if cudaErr = os.Remove(stale); cudaErr == nil {
+					fmt.Printf("removed %s from an earlier build (no -cuda this time)\n", stale)
+				}
+			}
 		}
 	}
 	if err := <-cpuDone; err != nil {

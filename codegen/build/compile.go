@@ -321,6 +321,19 @@ func (tc Toolchain) CompileIK(dir string) error {
 	return compileLibrary(cxx, args, filepath.Join(dir, IKLibrary))
 }
 
+// IKCUDALibrary is the GPU inverse-kinematics library of a robot (xla_ffi/ik_cuda.cu: IKLibrary's C ABI with
+// the candidates on the GPU).
+const IKCUDALibrary = "libgrid_rbd_ik_cuda.so"
+
+// CompileIKCUDA compiles IKCUDALibrary of the robot built in dir with tc.NVCC (as CUDAArgs say, without the
+// XLA headers). `go tool mage build -cuda` compiles it beside the CUDA handler library, and `ikbench` where
+// there is a GPU.
+func (tc Toolchain) CompileIKCUDA(dir, robot string) error {
+	args := tc.CUDAArgs(robot, []string{"-I", tc.path("kernels"), "-I", dir})
+	args = append(append(args, tc.cudartLink()...), tc.path(filepath.Join("xla_ffi", "ik_cuda.cu")))
+	return compileLibrary(tc.NVCC, args, filepath.Join(dir, IKCUDALibrary))
+}
+
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels
 // (xla_ffi/trajectory.h), which its libraries then export.
 func HasTrajectories(dir string) (bool, error) {
@@ -372,6 +385,15 @@ func (tc Toolchain) CUDAArgs(robot string, includes []string) []string {
 	}
 	args = append(args, "-cudart", "static", define(robot))
 	return append(args, includes...)
+}
+
+// cudartLink is the linker option that finds the static CUDA runtime: the nvidia-cuda-nvcc wheel keeps it in
+// ../lib, where nvcc does not look by itself.
+func (tc Toolchain) cudartLink() []string {
+	if libDir := filepath.Join(filepath.Dir(tc.NVCC), "..", "lib"); fileExists(filepath.Join(libDir, "libcudart_static.a")) {
+		return []string{"-L", libDir}
+	}
+	return nil
 }
 
 // entryGuard finds the entry points of a generated grid.cuh by their separate-build guards.
@@ -475,10 +497,7 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 			linkArgs = append(linkArgs, args[i])
 		}
 	}
-	// The nvidia-cuda-nvcc wheel keeps the static runtime in ../lib, where nvcc does not look by itself.
-	if libDir := filepath.Join(filepath.Dir(tc.NVCC), "..", "lib"); fileExists(filepath.Join(libDir, "libcudart_static.a")) {
-		linkArgs = append(linkArgs, "-L", libDir)
-	}
+	linkArgs = append(linkArgs, tc.cudartLink()...)
 	for _, u := range units {
 		linkArgs = append(linkArgs, u.obj)
 	}

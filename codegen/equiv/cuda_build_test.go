@@ -70,6 +70,14 @@ func TestCUDABuildTrajectoryHandlers(t *testing.T) {
 	compileUnitForSM90(t, smallFloatingRobot(t), true, filepath.Join("xla_ffi", "trajectory_cuda.cu"))
 }
 
+// TestCUDABuildIK compiles the GPU inverse-kinematics library's source (xla_ffi/ik_cuda.cu: the descent and
+// polishing kernels for every body of the chain, and the host driver) for sm_90 against the small robot with a
+// fixed base (revolute, prismatic and continuous joints), warnings as errors.
+func TestCUDABuildIK(t *testing.T) {
+	t.Parallel()
+	compileUnitForSM90(t, smallFloatingRobot(t), false, filepath.Join("xla_ffi", "ik_cuda.cu"))
+}
+
 // compileUnitForSM90 generates the robot of urdfPath (a free-flyer base if floating) and compiles the source
 // (relative to the repository root) against its header for sm_90 with nvcc, warnings as errors, the XLA
 // FFI headers on the include path.

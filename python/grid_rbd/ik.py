@@ -1,4 +1,4 @@
-"""Inverse kinematics: joint configurations that put a frame at target poses (HJCD-IK, on the CPU).
+"""Inverse kinematics: joint configurations that put a frame at target poses (HJCD-IK, on the GPU or the CPU).
 
 Example::
 
@@ -13,7 +13,10 @@ Each target is solved from ``batch`` random restarts by an orientation-aware gre
 (PO-CCD); the ``num_polish`` restarts with the lowest error are polished by Levenberg-Marquardt on the
 frame's geometric Jacobian, with the joint limits of the URDF respected throughout. The solver is the
 template ``kernels/grid/algorithms/ik.cuh``, compiled for the robot into ``libgrid_rbd_ik_cpu.so`` by
-``go tool mage build``. Results are deterministic for a given ``seed``.
+``go tool mage build``, and with ``-cuda`` also into ``libgrid_rbd_ik_cuda.so``, which runs every restart on a
+GPU thread of its own and polishes one candidate per warp; ``device="auto"`` (the default) takes the GPU when
+that library is built and a CUDA device is present. Both run the same source in double precision and give
+the same solutions up to rounding. Results are deterministic for a given ``seed``.
 
 With ``collision_free=True`` (a robot built with ``go tool mage build <urdf> -collision``) the polished
 restarts are scored against ``obstacles`` and the robot itself by the covering spheres of its URDF collision
@@ -44,9 +47,14 @@ from ._artifacts import METADATA, RobotNotBuiltError, find_robot
 from ._core import RobotBase
 from ._metadata import RobotMetadata, load_metadata
 
-__all__ = ["COLLISION_MODES", "IK_LIBRARY", "IKResult", "solve"]
+__all__ = ["COLLISION_MODES", "DEVICES", "IK_CUDA_LIBRARY", "IK_LIBRARY", "IKResult", "solve"]
 
 IK_LIBRARY = "libgrid_rbd_ik_cpu.so"
+IK_CUDA_LIBRARY = "libgrid_rbd_ik_cuda.so"
+
+DEVICES = ("auto", "cpu", "gpu")
+"""Where :func:`solve` runs: ``auto`` takes the GPU when the robot's CUDA IK library is built and a CUDA
+device is present, else the CPU."""
 
 DEFAULT_POSITION_TOLERANCE = 1e-3
 """A solution's largest position error, metres."""
@@ -56,6 +64,7 @@ DEFAULT_ORIENTATION_TOLERANCE = math.radians(1.0)
 COLLISION_MODES = ("hard", "soft", "both")
 """hard: drop colliding candidates; soft: rank by cost + weight * penalty**2; both: drop, then rank so."""
 _MODE_CODES = {"hard": 1, "soft": 2, "both": 3}
+_DEVICE_ERROR = -4  # grid_ik_solve's code for a CUDA error (xla_ffi/ik_driver.h)
 
 # Obstacle kinds: the columns a row may have and what they hold; the short form is axis-aligned.
 _OBSTACLE_COLUMNS = {
@@ -115,6 +124,7 @@ class IKResult:
       collision_penalty: ``(G, S)`` the sum over checked sphere pairs of ``max(0, margin - distance)`` (m);
         NaN where collision_distance is.
       collision_mode: the mode used, or None without ``collision_free``.
+      device: where the solver ran, ``"cpu"`` or ``"gpu"``.
     """
 
     q: npt.NDArray[np.float64]
@@ -126,6 +136,7 @@ class IKResult:
     collision_distance: npt.NDArray[np.float64]
     collision_penalty: npt.NDArray[np.float64]
     collision_mode: str | None = None
+    device: str = "cpu"
 
     def solved(self) -> npt.NDArray[np.bool_]:
         """``(G, S)``: which configurations are within both tolerances."""
@@ -144,18 +155,51 @@ class _Library:
     metadata: RobotMetadata
     lower: npt.NDArray[np.float64]
     upper: npt.NDArray[np.float64]
+    device: str  # "cpu" or "gpu"
 
 
 _lock = threading.Lock()
 _libraries: dict[Path, _Library] = {}
 
 
-def _library(build_dir: Path) -> _Library:
+def _library(build_dir: Path, device: str = "cpu") -> _Library:
+    """The robot's IK library for ``device`` (one of DEVICES), loaded once per process."""
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
+    if device != "cpu":
+        gpu = _gpu_library(build_dir, required=device == "gpu")
+        if gpu is not None:
+            return gpu
+    return _load(build_dir, IK_LIBRARY)
+
+
+def _gpu_library(build_dir: Path, required: bool) -> _Library | None:
+    """The CUDA IK library when it is built and a CUDA device is present; else None, or an error if required."""
+    if not (build_dir / IK_CUDA_LIBRARY).is_file():
+        if not required:
+            return None
+        raise RobotNotBuiltError(
+            str(build_dir),
+            f"{build_dir} has no {IK_CUDA_LIBRARY}: build the robot with `go tool mage build <urdf> -cuda` (on a "
+            "machine with nvcc), or solve with device='cpu'",
+            (build_dir,),
+        )
+    found = _load(build_dir, IK_CUDA_LIBRARY)
+    if found.lib.grid_ik_cuda_devices() > 0:
+        return found
+    if required:
+        raise RuntimeError(f"device='gpu', but {build_dir / IK_CUDA_LIBRARY} finds no CUDA device (no GPU or no "
+                           "driver): solve with device='cpu' or 'auto'")
+    return None
+
+
+def _load(build_dir: Path, name: str) -> _Library:
+    key = build_dir / name
     with _lock:
-        found = _libraries.get(build_dir)
+        found = _libraries.get(key)
         if found is not None:
             return found
-        path = build_dir / IK_LIBRARY
+        path = key
         if not path.is_file():
             raise RobotNotBuiltError(
                 str(build_dir),
@@ -175,10 +219,14 @@ def _library(build_dir: Path) -> _Library:
                                       ctypes.POINTER(ctypes.c_int32)]
         lib.grid_ik_solve.restype = ctypes.c_int
         lib.grid_ik_frame_supported.argtypes = [ctypes.c_int]
+        device = "cpu"
+        if name == IK_CUDA_LIBRARY:
+            device = "gpu"
+            lib.grid_ik_last_error.restype = ctypes.c_char_p
         metadata = load_metadata(build_dir / METADATA)
         lower, upper = metadata.position_limits()
-        found = _Library(lib, metadata, np.ascontiguousarray(lower), np.ascontiguousarray(upper))
-        _libraries[build_dir] = found
+        found = _Library(lib, metadata, np.ascontiguousarray(lower), np.ascontiguousarray(upper), device)
+        _libraries[key] = found
         return found
 
 
@@ -282,6 +330,7 @@ def solve(
     obstacles: Mapping[str, npt.ArrayLike] | None = None,
     collision_margin: float = 0.01,
     collision_weight: float = 1.0,
+    device: str = "auto",
 ) -> IKResult:
     """Configurations that put ``frame`` at each target pose.
 
@@ -312,19 +361,24 @@ def solve(
         solutions with clearance.
       collision_weight: the squared penalty's weight in the ranking key, whose cost term is the solver's
         ``|p - p*|² + (rotation_weight · angle)²`` in square metres, like the squared penalty.
+      device: ``"auto"`` (the GPU when the robot's CUDA IK library is built and a CUDA device is present, else
+        the CPU), ``"gpu"`` or ``"cpu"``. The GPU runs the restarts of all targets of the call at once, so
+        many targets per call amortise its fixed cost (a few tens of microseconds).
 
     Returns:
       An :class:`IKResult` for the ``G`` targets (``G = 1`` for single targets).
 
     Raises:
-      RobotNotBuiltError: the robot, or its inverse-kinematics library, is not built.
+      RobotNotBuiltError: the robot, or its inverse-kinematics library, is not built (with ``device="gpu"``:
+        its CUDA one).
+      RuntimeError: ``device="gpu"`` without a CUDA device, or a CUDA error during the solve.
       KeyError: no frame of that name.
       ValueError: bad shapes, non-finite or zero-length targets, a frame fixed to the world or on a
         floating base, out-of-range settings, malformed obstacles, obstacles without ``collision_free``, or
         ``collision_free`` on a robot built without ``-collision``.
     """
     build_dir = _build_dir(robot)
-    lib = _library(build_dir)
+    lib = _library(build_dir, device)
     names = [f.name for f in lib.metadata.frames]
     if frame not in names:
         raise KeyError(f"robot {lib.metadata.robot!r} has no frame {frame!r}; its frames: {', '.join(names)}")
@@ -373,10 +427,13 @@ def solve(
     rc = lib.lib.grid_ik_solve(frame_index, g, _ptr(pos), _ptr(quat), _ptr(lib.lower), _ptr(lib.upper),
                                ctypes.byref(opts), ctypes.byref(obs), _ptr(q), _ptr(perr), _ptr(aerr),
                                _ptr(dist), _ptr(pen), distinct.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
+    if rc == _DEVICE_ERROR:
+        raise RuntimeError(f"the GPU solve for frame {frame!r} of {build_dir} failed: "
+                           f"{lib.lib.grid_ik_last_error().decode(errors='replace')}")
     if rc != 0:
         raise RuntimeError(f"grid_ik_solve returned {rc} for frame {frame!r} of {build_dir}")
     return IKResult(q, perr, aerr, distinct, float(position_tolerance), float(orientation_tolerance), dist, pen,
-                    mode)
+                    mode, lib.device)
 
 
 def _collision_mode(lib: _Library, build_dir: Path, collision_free: bool, mode: str,

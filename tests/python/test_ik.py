@@ -10,6 +10,7 @@ limits: SciPy's bounded least squares from 150 restarts and this solver from 409
 from __future__ import annotations
 
 import math
+import shutil
 
 import numpy as np
 import pinocchio as pin
@@ -17,7 +18,7 @@ import pytest
 import yaml
 
 from bench import roster
-from grid_rbd import ik
+from grid_rbd import RobotNotBuiltError, ik
 
 ROBOT = "panda"
 FRAME = "panda_link7"
@@ -150,6 +151,7 @@ def test_unpolished_slots_are_nan():
         (dict(num_polish=100, batch=10), ValueError, r"num_polish \(100\) exceeds batch \(10\)"),
         (dict(num_solutions=0), ValueError, "num_solutions must be an integer >= 1"),
         (dict(position_tolerance=-1.0), ValueError, "position_tolerance must be a positive number"),
+        (dict(device="tpu"), ValueError, "device must be one of 'auto', 'cpu', 'gpu'"),
     ],
 )
 def test_bad_input(kwargs, error, match):
@@ -157,3 +159,35 @@ def test_bad_input(kwargs, error, match):
     args.update(kwargs)
     with pytest.raises(error, match=match):
         ik.solve(ROBOT, **args)
+
+
+def test_device_choice(tmp_path):
+    args = dict(target_pos=[0.4, 0.0, 0.5], target_quat=[1.0, 0.0, 0.0, 0.0], frame=FRAME, batch=4)
+    assert ik.solve(ROBOT, device="cpu", **args).device == "cpu"
+    # a build with only the CPU library: auto falls back to it, gpu names the missing CUDA library
+    for name in ("metadata.json", ik.IK_LIBRARY):
+        shutil.copy(ik._build_dir(ROBOT) / name, tmp_path / name)
+    assert ik.solve(tmp_path, device="auto", **args).device == "cpu"
+    with pytest.raises(RobotNotBuiltError, match=f"has no {ik.IK_CUDA_LIBRARY}: build the robot with .* -cuda"):
+        ik.solve(tmp_path, device="gpu", **args)
+
+
+def _gpu_available() -> bool:
+    try:
+        return ik._gpu_library(ik._build_dir(ROBOT), required=False) is not None
+    except RobotNotBuiltError:
+        return False
+
+
+@pytest.mark.skipif(not _gpu_available(), reason="needs the robot's CUDA IK library (build -cuda) and a GPU")
+def test_gpu_solves_what_the_cpu_solves(model, shared_goals):
+    pos, quat = shared_goals
+    gpu = ik.solve(ROBOT, pos, quat, frame=FRAME, num_solutions=4, seed=0, device="gpu")
+    cpu = ik.solve(ROBOT, pos, quat, frame=FRAME, num_solutions=4, seed=0, device="cpu")
+    assert gpu.device == "gpu" and cpu.device == "cpu"
+    perr, aerr = check_against_pinocchio(model, gpu, pos, quat)
+    solved = (perr[:, 0] <= 1e-3) & (aerr[:, 0] <= math.radians(1))
+    np.testing.assert_array_equal(solved, cpu.solved()[:, 0])
+    # the same restarts in double precision: rounding may send a few elsewhere, most land on the same pose
+    same = np.all(np.abs(gpu.q[:, 0] - cpu.q[:, 0]) < 1e-6, axis=1)
+    assert same.mean() >= 0.9, np.flatnonzero(~same)

@@ -1,11 +1,11 @@
 // Inverse kinematics (HJCD-IK): a frame's configuration for a target pose, by many random restarts of an
 // orientation-aware greedy coordinate descent (PO-CCD), the best of which are polished by Levenberg-Marquardt.
 //
-// The pieces that act on one candidate (ik_chain_poses, ik_evaluate, ik_ccd_step, ik_descend, ik_polish)
-// are GLASS_HD, take the candidate's state as caller-owned scratch and touch nothing else, so that one
-// candidate can run per thread (or per warp: the normal equations go through glass::warp::gn_step). The
-// driver that deals restarts, picks the candidates to polish and the distinct solutions (ik_solve_goal)
-// is the host's.
+// The pieces that act on one candidate (ik_chain_poses, ik_evaluate, ik_ccd_step, ik_descend) are GLASS_HD,
+// take the candidate's state as caller-owned scratch and touch nothing else, so that one candidate runs per
+// thread; ik_polish runs one candidate per warp (its normal equations go through glass::warp::gn_step). The
+// drivers that deal restarts, pick the candidates to polish and the distinct solutions are the host's
+// (xla_ffi/ik_driver.h), with the CPU and the GPU running the candidates.
 //
 // The frame is given by its body B (a template parameter: the chain's joints are compile-time) and its
 // placement on the body at run time, so that the frames of one body share one instantiation. Only fixed-base,
@@ -84,6 +84,9 @@ struct IkCandidate {
     T r[6];
     T dq[N];
     T cost, pos_err, ang_err;
+    // ik_polish's outcomes, shared by the lanes of its warp: the factorisation failed, the line search's
+    // ik_detail::STEP_*, the fallback coordinate move lowered the cost.
+    int fail, step, moved;
 };
 
 // The world poses of the bodies on the chain to B, from q.
@@ -251,56 +254,83 @@ GLASS_HD void ik_descend(const IkProblem<T>& pb, const IkSettings<T>& s, IkCandi
     }
 }
 
+namespace ik_detail {
+
+// What a Levenberg-Marquardt step did: rejected, accepted at its full (trust-region-cut) length, or accepted
+// shortened by the line search.
+enum : int { STEP_REJECTED = 0, STEP_FULL = 1, STEP_SHORTENED = 2 };
+
+// The line search of ik_polish on the step c.dq (unless the factorisation failed, c.fail): the step cut to
+// the trust region, projected on the limits, tried at full, half and quarter length; the first trial below
+// cost becomes c.q. One thread.
+template <class R, int B, typename T>
+GLASS_HD int line_search(const IkProblem<T>& pb, const IkSettings<T>& s, T cost, T radius, IkCandidate<R, B, T>& c) {
+    using std::fabs;
+    constexpr int N = IkCandidate<R, B, T>::N;
+    if (c.fail) return STEP_REJECTED;
+    T big = T(0);
+    for (int k = 0; k < N; ++k) big = fabs(c.dq[k]) > big ? fabs(c.dq[k]) : big;
+    T alpha = big > radius ? radius / big : T(1);
+    for (int ls = 0; ls < 3; ++ls, alpha *= T(0.5)) {
+        for (int k = 0; k < R::NQ; ++k) c.trial[k] = c.q[k];
+        static_for<N>([&](auto k) {
+            constexpr int qi = JointAt<R, ik_chain_body<R>(B, k)>::q;
+            c.trial[qi] = clamp(c.q[qi] - alpha * c.dq[k], pb.lower[qi], pb.upper[qi]);
+        });
+        ik_evaluate<false>(pb, s, c.trial, c);
+        if (c.cost < cost) {
+            for (int k = 0; k < R::NQ; ++k) c.q[k] = c.trial[k];
+            return ls == 0 ? STEP_FULL : STEP_SHORTENED;
+        }
+    }
+    return STEP_REJECTED;
+}
+
+}  // namespace ik_detail
+
 // Levenberg-Marquardt from c.q: (JᵀJ + λ·diag(JᵀJ))·Δ = Jᵀr by Cholesky, the step cut to a trust region
 // (largest joint move) and projected on the joint limits, then a backtracking line search (Δ, Δ/2, Δ/4)
 // that takes the first trial lowering the cost. A failed step raises λ and shrinks the region; once λ passes
 // s.lambda_max a greedy coordinate move is tried instead, and when that cannot lower the cost either the
 // candidate stops (a local minimum under the limits). Leaves c's errors at the final c.q.
+//
+// Warp scope: every lane of one warp calls it with the same c in warp-shared memory (on the host, one
+// thread). The normal equations are the warp's (glass::warp::gn_step); the chain's kinematics and the line
+// search run on lane 0, and the other lanes follow their outcome through c, so that λ and the trust region
+// stay the same on every lane.
 template <class R, int B, typename T>
 GLASS_HD void ik_polish(const IkProblem<T>& pb, const IkSettings<T>& s, IkCandidate<R, B, T>& c) {
-    using std::fabs;
     constexpr int N = IkCandidate<R, B, T>::N;
+    const bool lead = glass::warp_rank() == 0u;
     T lambda = s.lambda0, radius = s.radius0;
     for (int it = 0; it < s.lm_iters; ++it) {
-        ik_evaluate<true>(pb, s, c.q, c);
+        if (lead) ik_evaluate<true>(pb, s, c.q, c);
+        glass::warp_sync();
         if (c.pos_err <= s.pos_stop && c.ang_err <= s.ang_stop) return;
         const T cost = c.cost;
-        int fail = 0;
-        glass::warp::gn_step<T, 6, N>(c.J, c.r, lambda, c.dq, c.A, &fail);
-        bool accepted = false;
-        if (!fail) {
-            T big = T(0);
-            for (int k = 0; k < N; ++k) big = fabs(c.dq[k]) > big ? fabs(c.dq[k]) : big;
-            const T scale = big > radius ? radius / big : T(1);
-            T alpha = scale;
-            for (int ls = 0; ls < 3 && !accepted; ++ls, alpha *= T(0.5)) {
-                for (int k = 0; k < R::NQ; ++k) c.trial[k] = c.q[k];
-                static_for<N>([&](auto k) {
-                    constexpr int qi = JointAt<R, ik_chain_body<R>(B, k)>::q;
-                    c.trial[qi] = ik_detail::clamp(c.q[qi] - alpha * c.dq[k], pb.lower[qi], pb.upper[qi]);
-                });
-                ik_evaluate<false>(pb, s, c.trial, c);
-                if (c.cost < cost) {
-                    accepted = true;
-                    for (int k = 0; k < R::NQ; ++k) c.q[k] = c.trial[k];
-                    if (ls == 0) radius = radius * T(2) < T(3) ? radius * T(2) : T(3);
-                }
-            }
-        }
-        if (accepted) {
+        glass::warp::gn_step<T, 6, N>(c.J, c.r, lambda, c.dq, c.A, &c.fail);
+        if (lead) c.step = ik_detail::line_search<R, B>(pb, s, cost, radius, c);
+        glass::warp_sync();
+        if (c.step != ik_detail::STEP_REJECTED) {
+            if (c.step == ik_detail::STEP_FULL) radius = radius * T(2) < T(3) ? radius * T(2) : T(3);
             lambda = lambda * T(0.3) > T(1e-9) ? lambda * T(0.3) : T(1e-9);
             continue;
         }
         lambda *= T(8);
         radius *= T(0.5);
         if (lambda > s.lambda_max) {
-            ik_evaluate<false>(pb, s, c.q, c);
-            if (ik_ccd_step(pb, s, c) <= T(0)) break;
+            if (lead) {
+                ik_evaluate<false>(pb, s, c.q, c);
+                c.moved = ik_ccd_step(pb, s, c) > T(0);
+            }
+            glass::warp_sync();
+            if (!c.moved) break;
             lambda = s.lambda0;
             radius = s.radius0;
         }
     }
-    ik_evaluate<false>(pb, s, c.q, c);
+    if (lead) ik_evaluate<false>(pb, s, c.q, c);
+    glass::warp_sync();
 }
 
 // A restart's starting configuration: chain joints uniform within their limits ([-π, π] where a limit is
