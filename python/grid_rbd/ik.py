@@ -75,7 +75,7 @@ _OBSTACLE_COLUMNS = {
 
 
 class _Options(ctypes.Structure):
-    # Mirrors `Options` in xla_ffi/ik_cpu.cc.
+    # Mirrors `Options` in xla_ffi/ik_driver.h.
     _fields_ = [
         ("batch", ctypes.c_int32),
         ("num_polish", ctypes.c_int32),
@@ -94,7 +94,7 @@ class _Options(ctypes.Structure):
 
 
 class _Obstacles(ctypes.Structure):
-    # Mirrors `Obstacles` in xla_ffi/ik_cpu.cc.
+    # Mirrors `Obstacles` in xla_ffi/ik_driver.h.
     _fields_ = [
         ("spheres", ctypes.POINTER(ctypes.c_double)),
         ("num_spheres", ctypes.c_int32),
