@@ -58,6 +58,7 @@ import numpy.typing as npt
 from jax.typing import ArrayLike
 
 from . import _autodiff, _inertial, _sharding, configuration, integrators
+from ._artifacts import CUDA_LIBRARY
 from ._conventions import public_rows
 from ._core import DEFAULT_GRAVITY, RobotBase, check_inputs, compute_dtype, format_shape, parse_gravity
 from ._kernels import INTEGRATOR_NUMBER, KERNEL_OF, forward_dynamics_kernel
@@ -222,6 +223,12 @@ class JaxRobotHandle(RobotBase):
         ]
         if any(d == 0 for d in batch):
             return [jnp.zeros(r.shape, r.dtype) for r in result_types]
+        if self._robot.cuda_error is not None and jax.default_backend() == "gpu":
+            # Otherwise XLA fails at compile time with "No FFI handler registered", which names no cause.
+            raise RuntimeError(
+                f"robot {self.name!r}: its CUDA library {self._robot.build_dir / CUDA_LIBRARY} could not be "
+                f"registered ({self._robot.cuda_error}), so it has no GPU kernels: rebuild it for this GPU and "
+                "jaxlib (go tool mage build <urdf> -cuda), or run on the CPU (JAX_PLATFORMS=cpu)")
         attributes: dict[str, np.float64 | np.int64] = {}
         if info.gravity:
             gx, gy, gz = self._gravity

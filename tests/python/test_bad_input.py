@@ -4,6 +4,7 @@ unknown frames and unbuilt robots are reported."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -205,3 +206,30 @@ def test_unbuilt_robot_folder(tmp_path, jax_handle):
     with pytest.raises(grid_rbd.RobotNotBuiltError) as info:
         JaxRobotHandle(tmp_path / "missing")
     _assert_not_built(info, "missing folder")
+
+
+def test_unregistered_cuda_library_is_named_on_the_gpu(tmp_path, jax_handle, monkeypatch):
+    """A build whose CUDA library cannot be registered keeps its CPU kernels; a call meant for the GPU says why
+    there are no GPU kernels instead of XLA's 'No FFI handler registered'."""
+    from grid_rbd._artifacts import CPU_LIBRARY, CUDA_LIBRARY
+    from grid_rbd.jax import JaxRobotHandle
+
+    built = jax_handle("iiwa").build_dir
+    broken = tmp_path / "iiwa_broken_cuda"
+    broken.mkdir()
+    for name in ("metadata.json", CPU_LIBRARY):
+        shutil.copy(built / name, broken / name)
+    (broken / CUDA_LIBRARY).write_bytes(b"not a shared library")
+    gpu = jax.default_backend() == "gpu"
+    with pytest.warns(RuntimeWarning, match="could not be registered") if gpu else contextlib.nullcontext():
+        robot = JaxRobotHandle(broken)
+    assert not robot.has_cuda
+    q = jnp.zeros((2, robot.nq))
+    v = jnp.zeros((2, robot.nv))
+    if not gpu:
+        assert robot.forward_dynamics(q, v, v).shape == (2, robot.nv)
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    q, v = q[:1], v[:1]  # a new shape, traced afresh
+    with pytest.raises(RuntimeError, match=rf"{CUDA_LIBRARY} could not be registered \(.+\), so it has no GPU kernels"):
+        robot.forward_dynamics(q, v, v)
+
