@@ -101,12 +101,7 @@ func tail(s string, n int) string {
 // build is run once more, logging the first attempt's output, so that a transient fault of the machine (a
 // killed compiler, say) is told apart from a build that fails every time.
 func buildRobots(t *testing.T, root, buildRoot string, robots []roster.Robot) []buildFailure {
-	// One compiled mage binary for every build: `go tool mage` would compile the magefiles on first use, and
-	// parallel first uses race on mage's temporary source file.
-	mage := filepath.Join(t.TempDir(), "mage")
-	if out, err := runIn(root, goTool(), "tool", "mage", "-compile", mage); err != nil {
-		t.Fatalf("go tool mage -compile: %v\n%s", err, out)
-	}
+	mage := compiledMage(t, root)
 	sem := make(chan struct{}, parallelBuilds)
 	var mu sync.Mutex
 	var failures []buildFailure

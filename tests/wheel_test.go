@@ -123,8 +123,8 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 	tmp := t.TempDir()
 	dist := filepath.Join(tmp, "dist")
 	start := time.Now()
-	if out, err := runIn(root, goTool(), "tool", "mage", "wheel", "-nocuda", "-out="+dist); err != nil {
-		t.Fatalf("go tool mage wheel -nocuda: %v\n%s", err, tail(string(out), 30))
+	if out, err := runIn(root, compiledMage(t, root), "wheel", "-nocuda", "-out="+dist); err != nil {
+		t.Fatalf("mage wheel -nocuda: %v\n%s", err, tail(string(out), 30))
 	}
 	t.Logf("wheel built in %v", time.Since(start).Round(time.Second))
 	wheels, _ := filepath.Glob(filepath.Join(dist, "*.whl"))
