@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
+	"github.com/grid-rbd/grid-rbd/codegen/collision"
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 	"github.com/grid-rbd/grid-rbd/codegen/urdf"
@@ -59,7 +60,7 @@ func TestCUDABuild(t *testing.T) {
 // against the small floating-base robot's header, warnings as errors.
 func TestCUDABuildInlineExample(t *testing.T) {
 	t.Parallel()
-	compileUnitForSM90(t, smallFloatingRobot(t), true, filepath.Join("kernels", "examples", "inline_tiers.cu"))
+	compileUnitForSM90(t, smallFloatingRobot(t), true, false, filepath.Join("kernels", "examples", "inline_tiers.cu"))
 }
 
 // TestCUDABuildTrajectoryHandlers compiles the fused rollout handlers (xla_ffi/trajectory_cuda.cu: rollout,
@@ -67,30 +68,41 @@ func TestCUDABuildInlineExample(t *testing.T) {
 // warnings as errors: the CUDA library's one translation unit that the driver above does not contain.
 func TestCUDABuildTrajectoryHandlers(t *testing.T) {
 	t.Parallel()
-	compileUnitForSM90(t, smallFloatingRobot(t), true, filepath.Join("xla_ffi", "trajectory_cuda.cu"))
+	compileUnitForSM90(t, smallFloatingRobot(t), true, false, filepath.Join("xla_ffi", "trajectory_cuda.cu"))
 }
 
 // TestCUDABuildIK compiles the GPU inverse-kinematics library's source (xla_ffi/ik_cuda.cu: the descent and
-// polishing kernels for every body of the chain, and the host driver) for sm_90 against the small robot with a
-// fixed base (revolute, prismatic and continuous joints), warnings as errors.
+// polishing kernels for every body of the chain, and the host driver with its collision scoring) for sm_90
+// against the small robot with a fixed base (revolute, prismatic and continuous joints) and its collision
+// spheres, warnings as errors.
 func TestCUDABuildIK(t *testing.T) {
 	t.Parallel()
-	compileUnitForSM90(t, smallFloatingRobot(t), false, filepath.Join("xla_ffi", "ik_cuda.cu"))
+	compileUnitForSM90(t, smallFloatingRobot(t), false, true, filepath.Join("xla_ffi", "ik_cuda.cu"))
 }
 
-// compileUnitForSM90 generates the robot of urdfPath (a free-flyer base if floating) and compiles the source
-// (relative to the repository root) against its header for sm_90 with nvcc, warnings as errors, the XLA
-// FFI headers on the include path.
-func compileUnitForSM90(t *testing.T, urdfPath string, floating bool, source string) {
+// compileUnitForSM90 generates the robot of urdfPath (a free-flyer base if floating; with its collision spheres
+// if withCollision) and compiles the source (relative to the repository root) against its header for sm_90
+// with nvcc, warnings as errors, the XLA FFI headers on the include path.
+func compileUnitForSM90(t *testing.T, urdfPath string, floating, withCollision bool, source string) {
 	t.Helper()
 	nvcc := cudatools.NVCC(t)
 	ffi := cudatools.FFIInclude(t)
-	r, err := model.Load(urdfPath, urdf.Options{}, model.Options{FreeFlyer: floating})
+	u, err := urdf.ParseFile(urdfPath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	r, err := model.Build(u, model.Options{FreeFlyer: floating})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt emit.Options
+	if withCollision {
+		if opt.Collision, err = collision.Build(u, r, collision.Options{URDFDir: filepath.Dir(urdfPath)}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dir := t.TempDir()
-	if _, err := build.Generate(r, dir, emit.Options{}); err != nil {
+	if _, err := build.Generate(r, dir, opt); err != nil {
 		t.Fatal(err)
 	}
 	root := testrobots.RepoRoot()
@@ -106,15 +118,22 @@ func compileUnitForSM90(t *testing.T, urdfPath string, floating bool, source str
 // returns its path.
 func smallFloatingRobot(t *testing.T) string {
 	t.Helper()
-	link := func(name string, mass float64) string {
+	// a link with a collision shape (geometry; none if empty) for the builds with collision spheres
+	link := func(name string, mass float64, geometry string) string {
+		shape := ""
+		if geometry != "" {
+			shape = `<collision><origin xyz="0 0 0.05"/><geometry>` + geometry + `</geometry></collision>`
+		}
 		return `<link name="` + name + `"><inertial><origin xyz="0.01 0.02 0.1"/><mass value="` +
-			strconv.FormatFloat(mass, 'g', -1, 64) + `"/><inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.01"/></inertial></link>`
+			strconv.FormatFloat(mass, 'g', -1, 64) + `"/><inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.01"/></inertial>` +
+			shape + `</link>`
 	}
 	joint := func(name, kind, parent, child, xyz, axis string) string {
 		return `<joint name="` + name + `" type="` + kind + `"><parent link="` + parent + `"/><child link="` + child +
 			`"/><origin xyz="` + xyz + `" rpy="0.1 0 0.2"/><axis xyz="` + axis + `"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>`
 	}
-	urdfText := `<robot name="small_floating">` + link("base", 3) + link("a", 1) + link("b", 0.5) + link("c", 0.7) +
+	urdfText := `<robot name="small_floating">` + link("base", 3, `<box size="0.2 0.1 0.1"/>`) +
+		link("a", 1, `<cylinder radius="0.03" length="0.2"/>`) + link("b", 0.5, `<sphere radius="0.04"/>`) + link("c", 0.7, "") +
 		joint("ja", "revolute", "base", "a", "0 0.1 0", "0 0 1") + joint("jb", "prismatic", "a", "b", "0 0 0.2", "1 0 0") +
 		joint("jc", "continuous", "base", "c", "0 -0.1 0", "0.6 0.8 0") + `</robot>`
 	path := filepath.Join(t.TempDir(), "small_floating.urdf")

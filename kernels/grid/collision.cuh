@@ -139,6 +139,35 @@ GLASS_HD T environment_distance(const T* s, const Environment<T>& env, T margin,
     return best;
 }
 
+namespace detail {
+
+// RobotCollision's tables as one literal value. Its static constexpr arrays have no storage on the device, so
+// device code may read them only at indices known at compile time; score() loops over them at run time, through
+// a constexpr local copy (which the device compiler places in memory it can index).
+template <class C>
+struct CollisionTables {
+    static constexpr int NFIRST = sizeof(C::first) / sizeof(C::first[0]);
+    static constexpr int NSPHERE = sizeof(C::sphere) / sizeof(C::sphere[0]);
+    static constexpr int NPAIR = sizeof(C::pair) / sizeof(C::pair[0]);
+    int first[NFIRST];
+    double sphere[NSPHERE][4];
+    int pair[NPAIR][2];
+};
+
+template <class C>
+GLASS_HD constexpr CollisionTables<C> collision_tables() {
+    using Tables = CollisionTables<C>;
+    Tables t{};
+    for (int i = 0; i < Tables::NFIRST; ++i) t.first[i] = C::first[i];
+    for (int i = 0; i < Tables::NSPHERE; ++i)
+        for (int k = 0; k < 4; ++k) t.sphere[i][k] = C::sphere[i][k];
+    for (int i = 0; i < Tables::NPAIR; ++i)
+        for (int k = 0; k < 2; ++k) t.pair[i][k] = C::pair[i][k];
+    return t;
+}
+
+}  // namespace detail
+
 // Scratch of one scored configuration: the body poses and the spheres in world coordinates.
 template <class R, class C, typename T>
 struct ScoreState {
@@ -151,10 +180,11 @@ struct ScoreState {
 template <class R, class C, typename T>
 GLASS_HD Score<T> score(const T* q, const Environment<T>& env, T margin, ScoreState<R, C, T>& st) {
     static_assert(!rolled_v<R>, "collision scoring needs an unrolled robot description");
+    constexpr detail::CollisionTables<C> tab = detail::collision_tables<C>();
     static_for<R::NB>([&](auto i) { algorithms::body_pose<R>(i, q, st.kin); });
     for (int b = -1; b < R::NB; ++b) {
-        for (int s = C::first[b + 1]; s < C::first[b + 2]; ++s) {
-            const double* local = C::sphere[s];
+        for (int s = tab.first[b + 1]; s < tab.first[b + 2]; ++s) {
+            const double* local = tab.sphere[s];
             T* w = st.world + 4 * s;
             if (b < 0) {
                 for (int k = 0; k < 3; ++k) w[k] = T(local[k]);
@@ -173,9 +203,9 @@ GLASS_HD Score<T> score(const T* q, const Environment<T>& env, T margin, ScoreSt
         out.distance = d < out.distance ? d : out.distance;
     }
     for (int p = 0; p < C::NPAIRS; ++p) {
-        const int a = C::pair[p][0], b = C::pair[p][1];
-        for (int s = C::first[a + 1]; s < C::first[a + 2]; ++s)
-            for (int t = C::first[b + 1]; t < C::first[b + 2]; ++t) {
+        const int a = tab.pair[p][0], b = tab.pair[p][1];
+        for (int s = tab.first[a + 1]; s < tab.first[a + 2]; ++s)
+            for (int t = tab.first[b + 1]; t < tab.first[b + 2]; ++t) {
                 const T* x = st.world + 4 * s;
                 const T* y = st.world + 4 * t;
                 const T d = glass::sphere_sphere_dist(x, x[3], y, y[3]);
