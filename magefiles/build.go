@@ -36,15 +36,18 @@ const (
 // -collision adds the covering spheres of the URDF's collision shapes, which the inverse-kinematics library
 // then scores its solutions against (docs/ik.md).
 func Build(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string, collision *bool) error {
-	_, err := buildRobot(urdfPath, floating, out, cuda, roll, tier, collision)
+	_, err := buildRobot("", urdfPath, floating, out, cuda, roll, tier, collision)
 	return err
 }
 
-// buildRobot is Build, returning the robot it built.
-func buildRobot(urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string, collision *bool) (*model.Robot, error) {
+// buildRobot is Build with the C++ compiler command cxx ("": $CXX, else c++), returning the robot it built.
+func buildRobot(cxx, urdfPath string, floating *bool, out *string, cuda *bool, roll, tier *string, collision *bool) (*model.Robot, error) {
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
 	tc, err := toolchain(cuda != nil && *cuda)
+	if cxx != "" {
+		tc.CXX = cxx
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func GPUPytestPrep(robots, tier *string) error {
 		}
 		out := filepath.Join(root, rb.Name)
 		floating := rb.Floating
-		r, err := buildRobot(path, &floating, &out, &noCUDA, nil, tier, nil)
+		r, err := buildRobot("", path, &floating, &out, &noCUDA, nil, tier, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rb.Name, err)
 		}

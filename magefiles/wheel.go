@@ -43,8 +43,9 @@ func readBundled() ([]bundledEntry, error) {
 // python/grid_rbd/robots/bundled.json, its metadata with CPU and CUDA (sm_80, sm_90 and PTX) libraries, the
 // generator run-time builds use (grid_rbd/_bin) and the kernel sources (grid_rbd/_src); the metadata comes
 // from pyproject.toml and README.md (docs/packaging.md).
-// The platform tag is manylinux_2_28_x86_64 where an ELF check of its binaries allows it (wheel.CheckManylinux228:
-// a build on a toolchain as old as that policy), else linux_x86_64, saying why. Flags: -nocuda builds a
+// The platform tag is manylinux_2_28_x86_64 where an ELF check of its binaries allows it (wheel.CheckManylinux228),
+// else linux_x86_64, saying why: the bundled CPU libraries compile with manylinuxCXX for that, the CUDA
+// libraries with nvcc and the system's C++ runtime (a CUDA wheel gets the tag only from a manylinux_2_28 image). Flags: -nocuda builds a
 // CPU-only wheel; -out=DIR writes it there instead of dist/.
 func Wheel(nocuda *bool, out *string) error {
 	start := time.Now()
@@ -57,11 +58,12 @@ func Wheel(nocuda *bool, out *string) error {
 		return err
 	}
 	cuda := nocuda == nil || !*nocuda
+	cxx := manylinuxCXX()
 	var files []wheel.File
 	for _, rb := range robots {
 		dir := filepath.Join("build", "wheel", rb.Name)
 		floating := rb.Floating
-		if err := Build(rb.URDF, &floating, &dir, &cuda, nil, nil, nil); err != nil {
+		if _, err := buildRobot(cxx, rb.URDF, &floating, &dir, &cuda, nil, nil, nil); err != nil {
 			return fmt.Errorf("robot %s: %w", rb.Name, err)
 		}
 		libs := []string{"metadata.json", "libgrid_rbd_cpu.so"}
@@ -194,4 +196,32 @@ func readProject() (wheel.Project, error) {
 		return wheel.Project{}, err
 	}
 	return wheel.ReadProject(data)
+}
+
+// zigTarget is the target of manylinuxCXX: x86-64 Linux with glibc 2.28, the manylinux_2_28 baseline.
+const zigTarget = "x86_64-linux-gnu.2.28"
+
+// manylinuxCXX is the C++ compiler command of the wheel's bundled CPU libraries: zig's clang from the ziglang
+// package in the Python environment (tests/requirements.txt), targeting glibc 2.28 with LLVM's libc++ linked
+// in, so that the libraries need nothing newer than manylinux_2_28 allows whatever the build machine's glibc
+// and libstdc++. "" (the toolchain's $CXX or c++) where $CXX is set or there is no ziglang, saying so.
+func manylinuxCXX() string {
+	if os.Getenv("CXX") != "" {
+		fmt.Println("wheel: $CXX compiles the bundled libraries (the ziglang compiler would target manylinux_2_28)")
+		return ""
+	}
+	out, err := exec.Command(benchPython(), "-c",
+		"import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), 'zig'))").Output()
+	zig := strings.TrimSpace(string(out))
+	if err != nil || !fileExists(zig) {
+		fmt.Printf("wheel: no ziglang in %s (`go tool mage venv` installs it): the system compiler builds the "+
+			"bundled libraries, for the linux_x86_64 tag only\n", benchPython())
+		return ""
+	}
+	if strings.ContainsAny(zig, " \t") {
+		fmt.Printf("wheel: the ziglang compiler's path %q holds a space, which a compiler command cannot: the "+
+			"system compiler builds the bundled libraries, for the linux_x86_64 tag only\n", zig)
+		return ""
+	}
+	return zig + " c++ -target " + zigTarget
 }

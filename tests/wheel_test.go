@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,14 +12,16 @@ import (
 
 	"github.com/grid-rbd/grid-rbd/internal/roster"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
+	"github.com/grid-rbd/grid-rbd/internal/wheel"
 )
 
 // wheelCheck runs where a user of the wheel would: the package imported from the unpacked wheel, no
 // checkout, no Go. For every robot on its command line (URDF, "fixed" or "floating", roll mode) it builds the
 // robot with from_urdf and compares forward dynamics and the mass matrix with Pinocchio's on random states,
 // and for the unrolled fixed-base robot the derivatives of forward dynamics, whose deferred library the
-// first call compiles (GRID_RBD_DEFER=first-use: no build outlives the test); then it checks that a bad URDF
-// is a ValueError naming the element and the line.
+// first call compiles (GRID_RBD_DEFER=first-use: no build outlives the test); then the robots the wheel
+// bundles (BUNDLED), loaded by name from the wheel, against Pinocchio; then it checks that a bad URDF is a
+// ValueError naming the element and the line.
 const wheelCheck = `
 import os, re, sys, time
 import numpy as np
@@ -61,6 +65,26 @@ for urdf, base, roll in zip(args[0::3], args[1::3], args[2::3]):
     print(f"from_urdf {name}: first use {first:.1f} s, max relative error {worst:.1e}", flush=True)
     if not worst < 1e-9:
         failed.append(f"{name}: max relative error {worst:.1e}")
+
+# the robots the wheel bundles, whose libraries the wheel build compiled (for manylinux_2_28), by name
+for entry in os.environ["BUNDLED"].split(","):
+    name, urdf, base = entry.split("=")
+    floating = base == "floating"
+    h = JaxRobotHandle(name)
+    assert os.path.realpath(h.build_dir).startswith(os.path.realpath(os.environ["WHEEL_DIR"])), h.build_dir
+    model = (pin.buildModelFromUrdf(urdf, pin.JointModelFreeFlyer(), mimic=False) if floating
+             else pin.buildModelFromUrdf(urdf, mimic=False))
+    model.gravity.linear = np.array([0.0, 0.0, -9.81])
+    data = model.createData()
+    rng = np.random.default_rng(1)
+    q, v, tau = rng.uniform(-1, 1, model.nq), rng.normal(size=model.nv), rng.normal(size=model.nv)
+    if floating:
+        q[3:7] /= np.linalg.norm(q[3:7])
+    want = pin.aba(model, data, q, v, tau)
+    worst = float(np.abs(np.asarray(h.forward_dynamics(q, v, tau)) - want).max() / max(1.0, np.abs(want).max()))
+    print(f"bundled {name} ({base}): max relative error {worst:.1e}", flush=True)
+    if not worst < 1e-9:
+        failed.append(f"bundled {name}: max relative error {worst:.1e}")
 
 bad = os.path.join(os.environ["HOME"], "bad.urdf")
 with open(bad, "w") as f:
@@ -131,6 +155,15 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 	if len(wheels) != 1 || !strings.HasPrefix(filepath.Base(wheels[0]), "grid_rbd-") {
 		t.Fatalf("expected one CPU wheel grid_rbd-*.whl in %s, found %v", dist, wheels)
 	}
+	// the bundled libraries compile with zig for glibc 2.28 (magefiles/wheel.go, manylinuxCXX)
+	if tag := "-py3-none-" + wheel.Manylinux228 + ".whl"; !strings.HasSuffix(wheels[0], tag) {
+		t.Errorf("the CPU wheel %s is not tagged %s: is ziglang missing from .venv (run `go tool mage venv`)?",
+			filepath.Base(wheels[0]), wheel.Manylinux228)
+	}
+	bundled, err := bundledRobots(root)
+	if err != nil {
+		t.Fatal(err)
+	}
 	site := filepath.Join(tmp, "site")
 	if out, err := runIn(tmp, python, "-m", "pip", "install", "--quiet", "--no-deps", "--target", site, wheels[0]); err != nil {
 		t.Fatalf("pip install of the wheel: %v\n%s", err, out)
@@ -151,7 +184,8 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 	cmd.Dir = tmp
 	// no go and no nvcc: only the system's tools (the C++ compiler)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "PYTHONPATH=" + site, "WHEEL_DIR=" + site,
-		"GRID_RBD_CACHE=" + filepath.Join(tmp, "cache"), "JAX_PLATFORMS=cpu", "GRID_RBD_DEFER=first-use"}
+		"GRID_RBD_CACHE=" + filepath.Join(tmp, "cache"), "JAX_PLATFORMS=cpu", "GRID_RBD_DEFER=first-use",
+		"BUNDLED=" + bundled}
 	// stderr apart: Pinocchio's URDF parser reports every visual element it skips there
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -160,4 +194,32 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 		t.Fatalf("the wheel's from_urdf: %v\n%s\n%s", err, tail(stdout.String(), 20), tail(stderr.String(), 30))
 	}
 	t.Logf("%d robots built and checked in %v:\n%s", len(cases), time.Since(start).Round(time.Second), strings.TrimSpace(stdout.String()))
+}
+
+// bundledRobots lists the wheel's bundled robots (python/grid_rbd/robots/bundled.json) for wheelCheck's
+// BUNDLED: name=URDF=fixed|floating, comma-separated, the URDFs as absolute paths.
+func bundledRobots(root string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(root, "python", "grid_rbd", "robots", "bundled.json"))
+	if err != nil {
+		return "", err
+	}
+	var cfg struct {
+		Robots []struct {
+			Name     string `json:"name"`
+			URDF     string `json:"urdf"`
+			Floating bool   `json:"floating"`
+		} `json:"robots"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return "", fmt.Errorf("bundled.json: %w", err)
+	}
+	var entries []string
+	for _, r := range cfg.Robots {
+		base := "fixed"
+		if r.Floating {
+			base = "floating"
+		}
+		entries = append(entries, r.Name+"="+filepath.Join(root, r.URDF)+"="+base)
+	}
+	return strings.Join(entries, ","), nil
 }

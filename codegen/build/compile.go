@@ -20,7 +20,9 @@ import (
 
 // Toolchain names the compilers and headers of a library build.
 type Toolchain struct {
-	// CXX is the host C++ compiler ("c++" when empty).
+	// CXX is the host C++ compiler command ("c++" when empty); words after the first are arguments that come
+	// first on every command line, as in `CXX="ccache c++"` or the manylinux wheel's
+	// "zig c++ -target x86_64-linux-gnu.2.28".
 	CXX string
 	// NVCC is the CUDA compiler; needed only for the CUDA library.
 	NVCC string
@@ -48,6 +50,23 @@ var cudaGencode = []string{
 }
 
 func (tc Toolchain) path(rel string) string { return filepath.Join(tc.Root, rel) }
+
+// command is a compiler and the arguments that start each of its command lines.
+type command []string
+
+func (c command) cmd(args ...string) *exec.Cmd {
+	return exec.Command(c[0], append(append([]string{}, c[1:]...), args...)...)
+}
+
+func (c command) String() string { return strings.Join(c, " ") }
+
+// cxx is tc.CXX as a command.
+func (tc Toolchain) cxx() command {
+	if words := strings.Fields(tc.CXX); len(words) > 0 {
+		return words
+	}
+	return command{"c++"}
+}
 
 // define names the robot in the libraries' error messages.
 func define(robot string) string { return fmt.Sprintf("-DGRID_FFI_ROBOT=%q", robot) }
@@ -123,10 +142,7 @@ func cpuPlan(dir string, deferred bool) ([]cpuLibrary, []string, buildFacts, err
 // first, and each library is linked from its own.
 func (tc Toolchain) compileLibraries(dir, robot string, libs []cpuLibrary, all []string) error {
 	start := time.Now()
-	cxx := tc.CXX
-	if cxx == "" {
-		cxx = "c++"
-	}
+	cxx := tc.cxx()
 	handlers := tc.path(filepath.Join("xla_ffi", "ffi_cpu.cc"))
 	rollouts := tc.path(filepath.Join("xla_ffi", "trajectory_cpu.cc"))
 	base := append([]string{"-std=c++17", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-Wall",
@@ -250,7 +266,7 @@ type unit struct {
 
 // compileUnits compiles units with compiler, tc.Jobs (default: the CPUs) at a time, starting them in order,
 // and reports every failure with the compiler's output.
-func (tc Toolchain) compileUnits(compiler, lib string, units []unit) error {
+func (tc Toolchain) compileUnits(compiler command, lib string, units []unit) error {
 	jobs := tc.jobs()
 	fmt.Printf("== %s: %d translation units, %d at a time\n", filepath.Base(lib), len(units), jobs)
 	sem := make(chan struct{}, jobs)
@@ -265,7 +281,7 @@ func (tc Toolchain) compileUnits(compiler, lib string, units []unit) error {
 			defer func() { <-sem }()
 			t := time.Now()
 			args := append(append([]string{}, u.args...), u.src, "-o", u.obj)
-			out, err := exec.Command(compiler, args...).CombinedOutput()
+			out, err := compiler.cmd(args...).CombinedOutput()
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -312,13 +328,9 @@ func HasIK(dir string) (bool, error) {
 // headers. `go tool mage build` and `ikbench` compile it; run-time builds (grid-rbd-build) leave it out, so a
 // first dynamics call does not wait for it.
 func (tc Toolchain) CompileIK(dir string) error {
-	cxx := tc.CXX
-	if cxx == "" {
-		cxx = "c++"
-	}
 	args := []string{"-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
 		"-Wall", "-Wextra", "-I", tc.path("kernels"), "-I", dir, tc.path(filepath.Join("xla_ffi", "ik_cpu.cc"))}
-	return compileLibrary(cxx, args, filepath.Join(dir, IKLibrary))
+	return compileLibrary(tc.cxx(), args, filepath.Join(dir, IKLibrary))
 }
 
 // IKCUDALibrary is the GPU inverse-kinematics library of a robot (xla_ffi/ik_cuda.cu: IKLibrary's C ABI with
@@ -331,7 +343,7 @@ const IKCUDALibrary = "libgrid_rbd_ik_cuda.so"
 func (tc Toolchain) CompileIKCUDA(dir, robot string) error {
 	args := tc.CUDAArgs(robot, []string{"-I", tc.path("kernels"), "-I", dir})
 	args = append(append(args, tc.cudartLink()...), tc.path(filepath.Join("xla_ffi", "ik_cuda.cu")))
-	return compileLibrary(tc.NVCC, args, filepath.Join(dir, IKCUDALibrary))
+	return compileLibrary(command{tc.NVCC}, args, filepath.Join(dir, IKCUDALibrary))
 }
 
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels
@@ -485,7 +497,7 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 		fmt.Printf("CUDA entry points left out (their handlers return an error): %s\n", strings.Join(skipped, ", "))
 	}
 	fmt.Printf("%s %s <unit> -o <unit>.o\n", tc.NVCC, strings.Join(compile, " "))
-	if err := tc.compileUnits(tc.NVCC, lib, units); err != nil {
+	if err := tc.compileUnits(command{tc.NVCC}, lib, units); err != nil {
 		return err
 	}
 	linkArgs := []string{"-shared", "-cudart", "static"}
@@ -501,7 +513,7 @@ func (tc Toolchain) CompileCUDA(dir, robot string) error {
 	for _, u := range units {
 		linkArgs = append(linkArgs, u.obj)
 	}
-	if err := compileLibrary(tc.NVCC, linkArgs, lib); err != nil {
+	if err := compileLibrary(command{tc.NVCC}, linkArgs, lib); err != nil {
 		return err
 	}
 	// A shared library links with symbols undefined; loading it would then fail and leave only the CPU kernels.
@@ -580,12 +592,12 @@ func undefinedGridSymbols(path string) ([]string, error) {
 // compileLibrary runs one compiler command that writes lib. It writes to a temporary name first and renames
 // on success, so a failed build leaves no truncated library and a process that has the old one loaded keeps
 // a valid file.
-func compileLibrary(compiler string, args []string, lib string) error {
+func compileLibrary(compiler command, args []string, lib string) error {
 	tmp := lib + ".tmp"
 	args = append(args, "-o", tmp)
 	fmt.Printf("== %s\n%s %s\n", filepath.Base(lib), compiler, strings.Join(args, " "))
 	start := time.Now()
-	cmd := exec.Command(compiler, args...)
+	cmd := compiler.cmd(args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		os.Remove(tmp)
