@@ -58,7 +58,7 @@ func buildRobot(cxx, urdfPath string, floating *bool, out *string, cuda *bool, r
 	fmt.Printf("XLA FFI headers: %s (FFI API %s; jaxlib releases with an older API refuse the libraries: "+
 		"set %s to the oldest targeted jaxlib's include dir)\n", tc.FFIInclude, ffiAPIVersion(tc.FFIInclude), ffiIncludeEnv)
 	// The CPU library compiles while the CUDA one does: each takes minutes for a large robot. The inverse-
-	// kinematics library of an unrolled fixed-base robot follows the CPU library (run-time builds leave it out).
+	// kinematics library of an unrolled robot follows the CPU library (run-time builds leave it out).
 	cpuDone := make(chan error, 1)
 	go func() {
 		if err := tc.CompileCPU(dir, r.Name); err != nil {

@@ -44,7 +44,7 @@ func IKBench(robot, goals, frame *string, batch, solutions, seed, limit *int, co
 	} else if ok, err := build.HasIK(dir); err != nil {
 		return err
 	} else if !ok {
-		return fmt.Errorf("ikbench: %s is rolled or has a floating base; the IK solver needs an unrolled fixed-base robot", *robot)
+		return fmt.Errorf("ikbench: %s is generated rolled; the IK solver needs an unrolled robot description", *robot)
 	}
 	where, err := ikDevice(device)
 	if err != nil {

@@ -19,6 +19,9 @@ namespace ga = grid::algorithms;
 // A goal's row on the device: position (3) then quaternion (4).
 constexpr int GOAL_ROW = 7;
 
+// Where the goals start in the uploaded row, after the limits and the rest configuration.
+constexpr int GOALS_AT = 3 * R::NQ;
+
 // Threads per block of the descent kernel (one restart each).
 constexpr int DESCEND_THREADS = 128;
 
@@ -108,7 +111,7 @@ class CudaBackend {
         if (!ok(q_.reserve(size_t(n) * R::NQ), "cudaMalloc") || !ok(cost_.reserve(size_t(n)), "cudaMalloc"))
             return grid_ik::IK_DEVICE_ERROR;
         const long blocks = (n + DESCEND_THREADS - 1) / DESCEND_THREADS;
-        descend_kernel<B><<<unsigned(blocks), DESCEND_THREADS>>>(base_, goals_.data() + 2 * R::NQ, bt.settings,
+        descend_kernel<B><<<unsigned(blocks), DESCEND_THREADS>>>(base_, goals_.data() + GOALS_AT, bt.settings,
                                                                    bt.seed, bt.num_goals, restarts, q_.data(),
                                                                    cost_.data());
         if (!ok(cudaGetLastError(), "launching the descent kernel") ||
@@ -128,7 +131,7 @@ class CudaBackend {
             return grid_ik::IK_DEVICE_ERROR;
         double* scores = q_.data() + n * R::NQ;
         polish_kernel<B, WARPS><<<unsigned((n + WARPS - 1) / WARPS), 32 * WARPS>>>(
-            base_, goals_.data() + 2 * R::NQ, bt.settings, per_goal, n, q_.data(), scores, scores + n, scores + 2 * n);
+            base_, goals_.data() + GOALS_AT, bt.settings, per_goal, n, q_.data(), scores, scores + n, scores + 2 * n);
         if (!ok(cudaGetLastError(), "launching the polishing kernel") ||
             !ok(cudaMemcpy(q, q_.data(), sizeof(double) * n * R::NQ, cudaMemcpyDeviceToHost), "the polishing kernel") ||
             !ok(cudaMemcpy(cost, scores, sizeof(double) * n, cudaMemcpyDeviceToHost), "cudaMemcpy") ||
@@ -139,15 +142,16 @@ class CudaBackend {
     }
 
    private:
-    // The call's joint limits and goals, as one row [lower (NQ), upper (NQ), goals (G × GOAL_ROW)] on the
-    // device, and base_ pointing at its limits.
+    // The call's joint limits, rest configuration and goals, as one row [lower (NQ), upper (NQ), rest (NQ),
+    // goals (G × GOAL_ROW)] on the device, and base_ pointing at its first three parts.
     int upload(const grid_ik::Batch& bt) {
-        std::vector<double> row(2 * R::NQ + size_t(GOAL_ROW) * bt.num_goals);
+        std::vector<double> row(GOALS_AT + size_t(GOAL_ROW) * bt.num_goals);
         std::copy(bt.base.lower, bt.base.lower + R::NQ, row.begin());
         std::copy(bt.base.upper, bt.base.upper + R::NQ, row.begin() + R::NQ);
+        std::copy(bt.base.rest, bt.base.rest + R::NQ, row.begin() + 2 * R::NQ);
         for (int g = 0; g < bt.num_goals; ++g) {
-            std::copy(bt.pos + 3 * g, bt.pos + 3 * g + 3, row.begin() + 2 * R::NQ + GOAL_ROW * g);
-            std::copy(bt.quat + 4 * g, bt.quat + 4 * g + 4, row.begin() + 2 * R::NQ + GOAL_ROW * g + 3);
+            std::copy(bt.pos + 3 * g, bt.pos + 3 * g + 3, row.begin() + GOALS_AT + GOAL_ROW * g);
+            std::copy(bt.quat + 4 * g, bt.quat + 4 * g + 4, row.begin() + GOALS_AT + GOAL_ROW * g + 3);
         }
         if (!ok(goals_.reserve(row.size()), "cudaMalloc") ||
             !ok(cudaMemcpy(goals_.data(), row.data(), sizeof(double) * row.size(), cudaMemcpyHostToDevice),
@@ -156,6 +160,7 @@ class CudaBackend {
         base_ = bt.base;
         base_.lower = goals_.data();
         base_.upper = goals_.data() + R::NQ;
+        base_.rest = goals_.data() + 2 * R::NQ;
         return grid_ik::IK_OK;
     }
 
@@ -193,12 +198,13 @@ __attribute__((visibility("default"))) const char* grid_ik_last_error() { return
 // also returns -4 for a CUDA error, whose message grid_ik_last_error gives.
 __attribute__((visibility("default"))) int grid_ik_solve(int frame, int num_goals, const double* pos,
                                                          const double* quat, const double* lower,
-                                                         const double* upper, const grid_ik::Options* opt,
+                                                         const double* upper, const double* rest,
+                                                         const grid_ik::Options* opt,
                                                          const grid_ik::Obstacles* obstacles, double* q_out,
                                                          double* pos_err, double* ang_err, double* distance,
                                                          double* penalty, int32_t* num_distinct) {
     std::lock_guard<std::mutex> hold(backend_lock);
-    return grid_ik::solve(backend, frame, num_goals, pos, quat, lower, upper, opt, obstacles,
+    return grid_ik::solve(backend, frame, num_goals, pos, quat, lower, upper, rest, opt, obstacles,
                           {q_out, pos_err, ang_err, distance, penalty, num_distinct});
 }
 

@@ -106,8 +106,8 @@ struct Outputs {
     int32_t* num_distinct;  // [G]
 };
 
-// What the backends read: the goals of one call, the frame's placement and the joint limits (base's
-// pointers are the caller's host arrays), the solver's settings and the restarts' seed.
+// What the backends read: the goals of one call, the frame's placement, the joint limits and the rest
+// configuration (base's pointers are the caller's host arrays), the solver's settings and the restarts' seed.
 struct Batch {
     ga::IkProblem<double> base;
     int num_goals;
@@ -231,7 +231,8 @@ inline bool has_collision() {
 // grid_ik_solve on a backend (the arguments as there).
 template <class Backend>
 int solve(Backend& backend, int frame, int num_goals, const double* pos, const double* quat, const double* lower,
-          const double* upper, const Options* opt, const Obstacles* obstacles, const Outputs& out) {
+          const double* upper, const double* rest, const Options* opt, const Obstacles* obstacles,
+          const Outputs& out) {
     const Options& o = *opt;
     if (o.batch < 1 || o.num_polish < 1 || o.num_solutions < 1 || o.ccd_iters < 0 || o.lm_iters < 0 ||
         o.collision_mode < COLLISION_NONE || o.collision_mode > COLLISION_BOTH)
@@ -240,6 +241,7 @@ int solve(Backend& backend, int frame, int num_goals, const double* pos, const d
     Batch bt{};
     bt.base.lower = lower;
     bt.base.upper = upper;
+    bt.base.rest = rest;
     bt.num_goals = num_goals;
     bt.pos = pos;
     bt.quat = quat;

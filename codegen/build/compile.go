@@ -314,14 +314,14 @@ func (tc Toolchain) compileUnits(compiler command, lib string, units []unit) err
 const IKLibrary = "libgrid_rbd_ik_cpu.so"
 
 // HasIK reports whether the robot built in dir gets the inverse-kinematics library: the solver
-// (kernels/grid/algorithms/ik.cuh) needs an unrolled description and chains of revolute and prismatic joints,
-// so rolled and floating-base robots have none yet.
+// (kernels/grid/algorithms/ik.cuh) needs an unrolled description (its chains are compile-time), so rolled
+// robots have none. A floating base is held at the solve's rest pose.
 func HasIK(dir string) (bool, error) {
 	m, err := readBuildFacts(dir)
 	if err != nil {
 		return false, err
 	}
-	return !m.Rolled && !m.Floating, nil
+	return !m.Rolled, nil
 }
 
 // CompileIK compiles the inverse-kinematics library of the robot built in dir (IKLibrary). It needs no XLA

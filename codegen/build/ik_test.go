@@ -8,8 +8,9 @@ import (
 	"github.com/grid-rbd/grid-rbd/codegen/build"
 )
 
-// TestHasIK: the inverse-kinematics library is built for unrolled fixed-base robots only, and a folder
-// without readable metadata is an error, not a silent "no".
+// TestHasIK: the inverse-kinematics library is built for unrolled robots (a floating base is held at the
+// solve's rest pose), not for rolled ones, and a folder without readable metadata is an error, not a silent
+// "no".
 func TestHasIK(t *testing.T) {
 	for _, c := range []struct {
 		name, metadata string
@@ -17,7 +18,7 @@ func TestHasIK(t *testing.T) {
 	}{
 		{"fixed base", `{"robot": "arm", "floating_base": false}`, true, false},
 		{"fields absent", `{"robot": "arm"}`, true, false},
-		{"floating base", `{"robot": "dog", "floating_base": true}`, false, false},
+		{"floating base", `{"robot": "dog", "floating_base": true}`, true, false},
 		{"rolled", `{"robot": "chain", "rolled": true}`, false, false},
 		{"rolled and floating", `{"robot": "tree", "rolled": true, "floating_base": true}`, false, false},
 		{"not JSON", `{"robot": `, false, true},

@@ -73,11 +73,11 @@ func TestCUDABuildTrajectoryHandlers(t *testing.T) {
 
 // TestCUDABuildIK compiles the GPU inverse-kinematics library's source (xla_ffi/ik_cuda.cu: the descent and
 // polishing kernels for every body of the chain, and the host driver with its collision scoring) for sm_90
-// against the small robot with a fixed base (revolute, prismatic and continuous joints) and its collision
-// spheres, warnings as errors.
+// against the small robot (revolute, prismatic and continuous joints) on a floating base, which IK holds at
+// its rest pose, with its collision spheres, warnings as errors.
 func TestCUDABuildIK(t *testing.T) {
 	t.Parallel()
-	compileUnitForSM90(t, smallFloatingRobot(t), false, true, filepath.Join("xla_ffi", "ik_cuda.cu"))
+	compileUnitForSM90(t, smallFloatingRobot(t), true, true, filepath.Join("xla_ffi", "ik_cuda.cu"))
 }
 
 // compileUnitForSM90 generates the robot of urdfPath (a free-flyer base if floating; with its collision spheres

@@ -27,7 +27,9 @@ shapes, and ``collision_mode`` says what the scores do (docs/ik.md)::
                  "cylinders": [[0.3, 0.4, 0.5, 0.05, 1.0]]}      # x, y, z, radius, length (+ quaternion)
     r = ik.solve("panda", pos, quat, frame="panda_link7", collision_free=True, obstacles=obstacles)
 
-Fixed-base robots only.
+On a floating-base robot the base stays where ``q_rest`` puts it (default: the identity pose) and the frame's
+chain of joints reaches the targets, given in the world frame; joints off the chain keep their ``q_rest``
+values on any robot.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ import numpy.typing as npt
 from ._artifacts import METADATA, RobotNotBuiltError, find_robot
 from ._core import RobotBase
 from ._metadata import RobotMetadata, load_metadata
+from .configuration import neutral
 
 __all__ = ["COLLISION_MODES", "DEVICES", "IK_CUDA_LIBRARY", "IK_LIBRARY", "IKResult", "solve"]
 
@@ -204,7 +207,7 @@ def _load(build_dir: Path, name: str) -> _Library:
             raise RobotNotBuiltError(
                 str(build_dir),
                 f"{build_dir} has no {IK_LIBRARY} (run-time builds such as from_urdf's leave it out, and rolled "
-                "or floating-base robots have none): build the robot with `go tool mage build <urdf>` in a "
+                "robots have none): build the robot with `go tool mage build <urdf>` in a "
                 "checkout, which compiles the inverse-kinematics library beside the dynamics one",
                 (build_dir,),
             )
@@ -214,7 +217,7 @@ def _load(build_dir: Path, name: str) -> _Library:
                 str(build_dir), f"{path} was built from another version of the solver: rebuild the robot"
             )
         dbl = ctypes.POINTER(ctypes.c_double)
-        lib.grid_ik_solve.argtypes = [ctypes.c_int, ctypes.c_int, dbl, dbl, dbl, dbl, ctypes.POINTER(_Options),
+        lib.grid_ik_solve.argtypes = [ctypes.c_int, ctypes.c_int, dbl, dbl, dbl, dbl, dbl, ctypes.POINTER(_Options),
                                       ctypes.POINTER(_Obstacles), dbl, dbl, dbl, dbl, dbl,
                                       ctypes.POINTER(ctypes.c_int32)]
         lib.grid_ik_solve.restype = ctypes.c_int
@@ -330,13 +333,14 @@ def solve(
     obstacles: Mapping[str, npt.ArrayLike] | None = None,
     collision_margin: float = 0.01,
     collision_weight: float = 1.0,
+    q_rest: npt.ArrayLike | None = None,
     device: str = "auto",
 ) -> IKResult:
     """Configurations that put ``frame`` at each target pose.
 
     Args:
       robot: a built robot: its name or build directory (as for :class:`grid_rbd.RobotHandle`) or a handle.
-      target_pos: ``(3,)`` or ``(G, 3)`` frame origins in the base (world) frame, metres.
+      target_pos: ``(3,)`` or ``(G, 3)`` frame origins in the world frame, metres.
       target_quat: ``(4,)`` or ``(G, 4)`` frame orientations as quaternions ``xyzw`` (normalised here).
       frame: the frame's name (a URDF link; ``metadata.json``'s ``frames``).
       num_solutions: configurations returned per target.
@@ -361,6 +365,10 @@ def solve(
         solutions with clearance.
       collision_weight: the squared penalty's weight in the ranking key, whose cost term is the solver's
         ``|p - p*|² + (rotation_weight · angle)²`` in square metres, like the squared penalty.
+      q_rest: ``(nq,)``, the coordinates the solver does not move: a floating base's pose (position and
+        quaternion ``xyzw``, normalised here), which places the targets' world frame relative to the robot,
+        and the joints off the frame's chain; every returned configuration holds them. Default: the neutral
+        configuration clipped into the joint limits (the identity base pose).
       device: ``"auto"`` (the GPU when the robot's CUDA IK library is built and a CUDA device is present, else
         the CPU), ``"gpu"`` or ``"cpu"``. The GPU runs the restarts of all targets of the call at once, so
         many targets per call amortise its fixed cost (a few tens of microseconds).
@@ -373,8 +381,9 @@ def solve(
         its CUDA one).
       RuntimeError: ``device="gpu"`` without a CUDA device, or a CUDA error during the solve.
       KeyError: no frame of that name.
-      ValueError: bad shapes, non-finite or zero-length targets, a frame fixed to the world or on a
-        floating base, out-of-range settings, malformed obstacles, obstacles without ``collision_free``, or
+      ValueError: bad shapes, non-finite or zero-length targets, a frame fixed to the world or to a floating
+        base (no joint moves it), a ``q_rest`` of the wrong shape, not finite, outside the joint limits or
+        with a zero base quaternion, out-of-range settings, malformed obstacles, obstacles without ``collision_free``, or
         ``collision_free`` on a robot built without ``-collision``.
     """
     build_dir = _build_dir(robot)
@@ -385,7 +394,8 @@ def solve(
     frame_index = names.index(frame)
     if not lib.lib.grid_ik_frame_supported(frame_index):
         raise ValueError(
-            f"frame {frame!r} cannot be solved for: it is fixed to the world or its chain has a floating base"
+            f"frame {frame!r} cannot be solved for: no joint moves it (it is fixed to the world or to a "
+            "floating base)"
         )
     pos = _targets(target_pos, 3, "target_pos")
     quat = _targets(target_quat, 4, "target_quat")
@@ -424,7 +434,8 @@ def solve(
     q = np.empty((g, s, nq))
     perr, aerr, dist, pen = (np.empty((g, s)) for _ in range(4))
     distinct = np.empty(g, dtype=np.int32)
-    rc = lib.lib.grid_ik_solve(frame_index, g, _ptr(pos), _ptr(quat), _ptr(lib.lower), _ptr(lib.upper),
+    rest = _rest(lib, q_rest)
+    rc = lib.lib.grid_ik_solve(frame_index, g, _ptr(pos), _ptr(quat), _ptr(lib.lower), _ptr(lib.upper), _ptr(rest),
                                ctypes.byref(opts), ctypes.byref(obs), _ptr(q), _ptr(perr), _ptr(aerr),
                                _ptr(dist), _ptr(pen), distinct.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
     if rc == _DEVICE_ERROR:
@@ -434,6 +445,33 @@ def solve(
         raise RuntimeError(f"grid_ik_solve returned {rc} for frame {frame!r} of {build_dir}")
     return IKResult(q, perr, aerr, distinct, float(position_tolerance), float(orientation_tolerance), dist, pen,
                     mode, lib.device)
+
+
+def _rest(lib: _Library, q_rest: npt.ArrayLike | None) -> npt.NDArray[np.float64]:
+    """The rest configuration of a solve: q_rest checked, its base quaternion normalised; by default the
+    neutral configuration clipped into the limits."""
+    md = lib.metadata
+    if q_rest is None:
+        return np.ascontiguousarray(np.clip(neutral(md.joints, md.nq), lib.lower, lib.upper))
+    rest = np.array(q_rest, dtype=np.float64)
+    if rest.shape != (md.nq,):
+        raise ValueError(f"q_rest must have shape ({md.nq},) for robot {md.robot!r}, got {rest.shape}")
+    if not np.all(np.isfinite(rest)):
+        raise ValueError(f"q_rest is not finite at coordinates {np.flatnonzero(~np.isfinite(rest)).tolist()}")
+    outside = np.flatnonzero((rest < lib.lower) | (rest > lib.upper))
+    if outside.size:
+        i = int(outside[0])
+        raise ValueError(f"q_rest[{i}] = {float(rest[i])!r} is outside the joint limits "
+                         f"[{float(lib.lower[i])!r}, {float(lib.upper[i])!r}]")
+    for j in md.joints:
+        if j.nq == 7:  # a free flyer: position, quaternion xyzw
+            quat = rest[j.q_index + 3:j.q_index + 7]
+            norm = float(np.linalg.norm(quat))
+            if norm < 1e-6:
+                raise ValueError(f"q_rest's base quaternion (coordinates {j.q_index + 3}-{j.q_index + 6}) has "
+                                 "zero length")
+            rest[j.q_index + 3:j.q_index + 7] = quat / norm
+    return np.ascontiguousarray(rest)
 
 
 def _collision_mode(lib: _Library, build_dir: Path, collision_free: bool, mode: str,

@@ -152,6 +152,9 @@ def test_unpolished_slots_are_nan():
         (dict(num_solutions=0), ValueError, "num_solutions must be an integer >= 1"),
         (dict(position_tolerance=-1.0), ValueError, "position_tolerance must be a positive number"),
         (dict(device="tpu"), ValueError, "device must be one of 'auto', 'cpu', 'gpu'"),
+        (dict(q_rest=np.zeros(6)), ValueError, r"q_rest must have shape \(7,\) for robot 'panda', got \(6,\)"),
+        (dict(q_rest=[0.0, 0.0, np.inf, -1.0, 0.0, 1.0, 0.0]), ValueError, r"q_rest is not finite at coordinates \[2\]"),
+        (dict(q_rest=np.zeros(7)), ValueError, r"q_rest\[3\] = 0.0 is outside the joint limits"),
     ],
 )
 def test_bad_input(kwargs, error, match):
@@ -191,3 +194,68 @@ def test_gpu_solves_what_the_cpu_solves(model, shared_goals):
     # the same restarts in double precision: rounding may send a few elsewhere, most land on the same pose
     same = np.all(np.abs(gpu.q[:, 0] - cpu.q[:, 0]) < 1e-6, axis=1)
     assert same.mean() >= 0.9, np.flatnonzero(~same)
+
+
+def test_joints_off_the_chain_keep_their_rest_values():
+    m = pin.buildModelFromUrdf(str(roster.urdf_path(ROBOT)))
+    link4 = (m, m.createData(), m.getFrameId("panda_link4"))
+    pos, quat = random_targets(link4, 10, seed=4106)
+    rest = 0.5 * (m.lowerPositionLimit + m.upperPositionLimit) + 0.1
+    r = ik.solve(ROBOT, pos, quat, frame="panda_link4", num_solutions=2, batch=32, q_rest=rest)
+    perr, aerr = check_against_pinocchio(link4, r, pos, quat)
+    assert np.all(perr[:, 0] <= 1e-6) and np.all(aerr[:, 0] <= 1e-5)
+    np.testing.assert_array_equal(r.q[..., 4:], np.broadcast_to(rest[4:], r.q[..., 4:].shape))
+
+
+FLOATING = "go2"
+FOOT = "FL_foot"
+
+
+@pytest.fixture(scope="module")
+def floating_model():
+    m = pin.buildModelFromUrdf(str(roster.urdf_path(FLOATING)), pin.JointModelFreeFlyer())
+    return m, m.createData(), m.getFrameId(FOOT)
+
+
+def floating_targets(model, base, n, seed):
+    """Foot poses of random leg configurations with the base at `base` (position, quaternion xyzw)."""
+    m, d, fid = model
+    rng = np.random.default_rng(seed)
+    lower, upper = m.lowerPositionLimit[7:], m.upperPositionLimit[7:]
+    pos, quat = [], []
+    for _ in range(n):
+        q = np.concatenate([base, rng.uniform(lower, upper)])
+        pin.framesForwardKinematics(m, d, q)
+        pos.append(d.oMf[fid].translation.copy())
+        quat.append(pin.Quaternion(d.oMf[fid].rotation).coeffs().copy())
+    return np.array(pos), np.array(quat)
+
+
+def test_a_floating_base_stays_at_its_rest_pose(floating_model):
+    m = floating_model[0]
+    rng = np.random.default_rng(4107)
+    turn = rng.normal(size=4)
+    base = np.concatenate([[0.3, -0.2, 0.4], turn / np.linalg.norm(turn)])
+    pos, quat = floating_targets(floating_model, base, 20, seed=4108)
+    rest = np.concatenate([base[:3], 2.0 * base[3:], np.clip(0.0, m.lowerPositionLimit[7:], m.upperPositionLimit[7:])])
+    r = ik.solve(FLOATING, pos, quat, frame=FOOT, num_solutions=2, batch=32, q_rest=rest)
+    assert r.q.shape == (20, 2, 19)
+    # the base where q_rest put it (its quaternion normalised), the other legs at their rest values
+    np.testing.assert_allclose(r.q[..., :7], np.broadcast_to(base, r.q[..., :7].shape), rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(r.q[..., 10:], np.broadcast_to(rest[10:], r.q[..., 10:].shape))
+    perr, aerr = check_against_pinocchio(floating_model, r, pos, quat)
+    assert np.all(perr[:, 0] <= 1e-6) and np.all(aerr[:, 0] <= 1e-5)
+
+
+def test_floating_base_defaults_and_bad_input(floating_model):
+    m = floating_model[0]
+    pos, quat = floating_targets(floating_model, np.array([0, 0, 0, 0, 0, 0, 1.0]), 3, seed=4109)
+    r = ik.solve(FLOATING, pos, quat, frame=FOOT, batch=32)  # the identity base pose by default
+    np.testing.assert_array_equal(r.q[:, 0, :7], np.broadcast_to([0, 0, 0, 0, 0, 0, 1.0], (3, 7)))
+    perr, aerr = check_against_pinocchio(floating_model, r, pos, quat)
+    assert np.all(perr[:, 0] <= 1e-6) and np.all(aerr[:, 0] <= 1e-5)
+    rest = np.concatenate([np.zeros(7), np.clip(0.0, m.lowerPositionLimit[7:], m.upperPositionLimit[7:])])
+    with pytest.raises(ValueError, match=r"q_rest's base quaternion \(coordinates 3-6\) has zero length"):
+        ik.solve(FLOATING, pos, quat, frame=FOOT, q_rest=rest)
+    with pytest.raises(ValueError, match="no joint moves it"):
+        ik.solve(FLOATING, pos, quat, frame="base")

@@ -8,8 +8,10 @@
 // (xla_ffi/ik_driver.h), with the CPU and the GPU running the candidates.
 //
 // The frame is given by its body B (a template parameter: the chain's joints are compile-time) and its
-// placement on the body at run time, so that the frames of one body share one instantiation. Only fixed-base,
-// unrolled robots: a free-flyer's IK needs a different parametrisation of its base coordinates.
+// placement on the body at run time, so that the frames of one body share one instantiation. Unrolled robots
+// only. A floating base is held where the problem's rest configuration puts it (a target is reached with the
+// joints, as a leg or an arm of a robot standing at a given pose does); the joints off the frame's chain
+// keep their rest values too.
 //
 // Error: r = [p − p*; w·log(R·R*ᵀ)], the position difference in metres and the world-frame rotation error
 // (glass::quat_error, WORLD) scaled by w (metres per radian), which puts the two in one cost |r|².
@@ -25,28 +27,49 @@
 namespace grid {
 namespace algorithms {
 
-// Joints from the root to body b (inclusive), and the k-th of them counted from the root.
+// The path of body b: the joints from the root to b (inclusive), and the k-th of them counted from the root.
 template <class R>
-GLASS_HD constexpr int ik_chain_length(int b) {
+GLASS_HD constexpr int ik_path_length(int b) {
     int n = 0;
     for (; b >= 0; b = R::joint[b].parent) ++n;
     return n;
 }
 template <class R>
-GLASS_HD constexpr int ik_chain_body(int b, int k) {
-    for (int i = ik_chain_length<R>(b) - 1; i > k; --i) b = R::joint[b].parent;
+GLASS_HD constexpr int ik_path_body(int b, int k) {
+    for (int i = ik_path_length<R>(b) - 1; i > k; --i) b = R::joint[b].parent;
     return b;
 }
+// The chain of body b: the joints of its path that IK moves, all but a free-flyer base, which stays where the
+// problem's rest configuration puts it. ik_chain_body(b, k) is the k-th of them counted from the root.
+template <class R>
+GLASS_HD constexpr int ik_chain_length(int b) {
+    int n = 0;
+    for (; b >= 0; b = R::joint[b].parent) n += R::joint[b].kind != JOINT_FREE_FLYER;
+    return n;
+}
+template <class R>
+GLASS_HD constexpr int ik_chain_body(int b, int k) {
+    const int n = ik_path_length<R>(b);
+    for (int i = 0, seen = 0; i < n; ++i) {
+        const int body = ik_path_body<R>(b, i);
+        if (R::joint[body].kind == JOINT_FREE_FLYER) continue;
+        if (seen++ == k) return body;
+    }
+    return -1;
+}
+// Whether IK solves for frames on body b: its chain has a joint, and a free flyer, if any, is the root's.
 template <class R>
 GLASS_HD constexpr bool ik_chain_supported(int b) {
+    if (b < 0 || ik_chain_length<R>(b) == 0) return false;
     for (; b >= 0; b = R::joint[b].parent)
-        if (R::joint[b].kind == JOINT_FREE_FLYER) return false;
+        if (R::joint[b].kind == JOINT_FREE_FLYER && R::joint[b].parent >= 0) return false;
     return true;
 }
 
 // A target: the frame's world position and orientation (unit quaternion, xyzw), the frame's placement on its
-// body (E rotates body coordinates into frame coordinates, r is the frame origin in body coordinates) and
-// the joint limits (NQ each; ±inf where there are none).
+// body (E rotates body coordinates into frame coordinates, r is the frame origin in body coordinates), the
+// joint limits (NQ each; ±inf where there are none) and the rest configuration (NQ), which holds the
+// coordinates IK does not move: a floating base's pose and the joints off the frame's chain.
 template <typename T>
 struct IkProblem {
     T pos[3];
@@ -55,6 +78,7 @@ struct IkProblem {
     Vec<T> frame_r;
     const T* lower;
     const T* upper;
+    const T* rest;
 };
 
 // Tuning of one solve. Defaults are what the panda, fetch and panda_ext_24dof benchmarks use.
@@ -74,7 +98,7 @@ struct IkSettings {
 template <class R, int B, typename T>
 struct IkCandidate {
     static_assert(!rolled_v<R>, "IK needs an unrolled robot description");
-    static_assert(B >= 0 && ik_chain_supported<R>(B), "IK needs a frame on a body of revolute/prismatic joints");
+    static_assert(ik_chain_supported<R>(B), "IK needs a frame on a body that a revolute or prismatic joint moves");
     static constexpr int N = ik_chain_length<R>(B);
     T q[R::NQ];
     T trial[R::NQ];
@@ -89,10 +113,10 @@ struct IkCandidate {
     int fail, step, moved;
 };
 
-// The world poses of the bodies on the chain to B, from q.
+// The world poses of the bodies on the path to B, from q.
 template <class R, int B, typename T>
 GLASS_HD void ik_chain_poses(const T* q, KinematicsState<R, T>& kin) {
-    static_for<ik_chain_length<R>(B)>([&](auto k) { body_pose<R>(Index<ik_chain_body<R>(B, k)>{}, q, kin); });
+    static_for<ik_path_length<R>(B)>([&](auto k) { body_pose<R>(Index<ik_path_body<R>(B, k)>{}, q, kin); });
 }
 
 namespace ik_detail {
@@ -334,10 +358,10 @@ GLASS_HD void ik_polish(const IkProblem<T>& pb, const IkSettings<T>& s, IkCandid
 }
 
 // A restart's starting configuration: chain joints uniform within their limits ([-π, π] where a limit is
-// infinite), the other joints at 0 clamped into their limits (they do not move the frame).
+// infinite), the other coordinates (a floating base, joints off the chain) at the problem's rest values.
 template <class R, int B, typename T>
 GLASS_HD void ik_random_start(const IkProblem<T>& pb, uint64_t seed, uint64_t goal, uint64_t candidate, T* q) {
-    for (int k = 0; k < R::NQ; ++k) q[k] = ik_detail::clamp(T(0), pb.lower[k], pb.upper[k]);
+    for (int k = 0; k < R::NQ; ++k) q[k] = pb.rest[k];
     uint64_t state = ik_detail::mix(ik_detail::mix(ik_detail::mix(seed) ^ goal) ^ candidate);
     static_for<ik_chain_length<R>(B)>([&](auto k) {
         constexpr int qi = JointAt<R, ik_chain_body<R>(B, k)>::q;
