@@ -157,7 +157,9 @@ func runtimeBuildFiles() ([]wheel.File, error) {
 				return err
 			}
 			ext := filepath.Ext(path)
-			if (root == "kernels" && ext != ".cuh") || (root == "xla_ffi" && ext != ".h" && ext != ".cc" && ext != ".cu") {
+			nvrtcHeader := filepath.Dir(path) == filepath.Join("kernels", "nvrtc") // standard headers for NVRTC
+			if (root == "kernels" && ext != ".cuh" && !nvrtcHeader) ||
+				(root == "xla_ffi" && ext != ".h" && ext != ".cc" && ext != ".cu") {
 				return nil // the kernels' examples, the licence and README files
 			}
 			data, err := os.ReadFile(path)

@@ -476,6 +476,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		})
 		w.blank()
 	}
+	w.line("#if defined(GRID_CUDA_HOST)")
 	w.line("/// Launches %s_kernel<T, TIER> on stream for num_samples samples in device memory; never synchronises.", e.name)
 	w.line("/// shape defaults to %s_LAUNCH_SHAPE<T>(num_samples); cudaErrorInvalidValue if it is not a valid shape", up)
 	w.line("/// within tier_max_threads(TIER, %s_MAX_THREADS<T>()) threads (see valid_launch_shape). A sample group", up)
@@ -526,10 +527,12 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("return set_smem_limit<%s_kernel<T>>(%s_DEVICE_SMEM_BYTES<T>());", e.name, up)
 	})
 	e.emitSeparateInstantiation(w, append(bdecl, pdecl...), opt)
+	w.line("#endif  // GRID_CUDA_HOST")
 	w.line("#endif")
 	w.blank()
 
-	// host wrapper: same signature in both builds.
+	// host wrapper: same signature in both builds; NVRTC compiles none.
+	w.line("#if !defined(__CUDACC_RTC__)")
 	hdecl, _ := e.bufferParams("h_")
 	w.line("/// %s", e.doc)
 	w.line("/// Host wrapper for num_samples samples in host memory. The CUDA build copies to the device, launches")
@@ -577,6 +580,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("#endif")
 	})
 	e.emitSeparateHostInstantiation(w, append(hdecl, pdecl...))
+	w.line("#endif")
 	w.blank()
 }
 

@@ -73,6 +73,16 @@ GLASS_HD void warp_sync() {
 #endif
 }
 
+// A quiet NaN in host and device code: std::numeric_limits is host-only under nvcc, and NVRTC has no GCC
+// builtins.
+GLASS_HD double quiet_nan() {
+#if defined(__CUDACC_RTC__)
+    return __longlong_as_double(0x7ff8000000000000LL);
+#else
+    return __builtin_nan("");
+#endif
+}
+
 // Barrier after a block-scope operation, elided when the caller batches several operations between syncs.
 template <bool TRAILING_SYNC>
 GLASS_HD void trailing_sync() {

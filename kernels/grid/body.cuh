@@ -200,8 +200,9 @@ GLASS_HD Sym6<T> body_inertia(const J& j) {
     const auto Io = rot_inertia<T>(j);
     const Skew<decltype(first_moment<T>(j))> H{first_moment<T>(j)};
     const T mass = body_mass<T>(j);
-    static_for<3>([&](auto a) {
-        static_for<3>([&](auto b) {
+    static_for<3>([&](auto ia) {
+        static_for<3>([&](auto ib) {
+            constexpr int a = index_of<decltype(ia)>, b = index_of<decltype(ib)>;
             if constexpr (a <= b) {
                 I.A(a, b) = Io.template at<a, b>();
                 I.C(a, b) = a == b ? mass : T(0);

@@ -3,13 +3,22 @@
 
 #include "glass/scope.cuh"
 
-#include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <type_traits>
+
+// GRID_CUDA_HOST: nvcc compiling code that launches kernels through the CUDA runtime. NVRTC
+// (__CUDACC_RTC__) compiles device code only: the kernels, without the launch helpers and host wrappers.
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#define GRID_CUDA_HOST 1
+#endif
+
+#if !defined(__CUDACC_RTC__)
+#include <algorithm>
+#include <atomic>
+#include <memory>
 #include <vector>
+#endif
 
 // Robot constant tables: device memory under nvcc, ordinary constants on the host.
 #if defined(__CUDACC__)
@@ -172,7 +181,7 @@ struct Status {
     const char* message;
     static Status ok() { return Status{0, "ok"}; }
     bool is_ok() const { return code == 0; }
-#if defined(__CUDACC__)
+#if defined(GRID_CUDA_HOST)
     static Status from(cudaError_t err) { return Status{static_cast<int>(err), cudaGetErrorString(err)}; }
 #endif
 };
@@ -249,6 +258,9 @@ inline int launch_blocks(int num_samples, int samples_per_block) {
     const int blocks = (num_samples + samples_per_block - 1) / samples_per_block;
     return blocks < MAX_GRID_BLOCKS ? blocks : MAX_GRID_BLOCKS;
 }
+#endif
+
+#if defined(GRID_CUDA_HOST)
 
 // Raises kernel K's dynamic shared-memory limit to at least bytes on the current device when it needs more
 // than the default 48 KiB. The attribute is set once per device and size, not on every launch: launches

@@ -74,6 +74,12 @@ struct Index {
     GLASS_HD constexpr operator int() const { return I; }
 };
 
+// The value of an index variable from its type: index_of<decltype(i)>. Inside a nested lambda a captured
+// index is not a constant expression to every front end (NVRTC's refuses i's conversion there, and some take
+// decltype of the capture as a reference), its type's value is.
+template <class I>
+constexpr int index_of = std::remove_cv_t<std::remove_reference_t<I>>::value;
+
 namespace model_detail {
 template <class F, int... I>
 GLASS_HD void static_for_impl(F& f, std::integer_sequence<int, I...>) {

@@ -6,7 +6,6 @@
 #include "grid/body.cuh"
 
 #include <cmath>
-#include <limits>
 
 namespace grid {
 
@@ -34,8 +33,7 @@ GLASS_HD Cholesky6<T> cholesky(const Sym6<T>& I) {
             T s = sym6_entry(I, i, j);
             for (int k = 0; k < j; ++k) s -= f.L[i * (i + 1) / 2 + k] * f.L[j * (j + 1) / 2 + k];
             if (i == j) {
-                // std::numeric_limits is host-only under nvcc; the builtin is a constant in host and device code.
-                const T d = s > T(0) ? sqrt(s) : T(__builtin_nan(""));
+                const T d = s > T(0) ? sqrt(s) : T(glass::quiet_nan());
                 f.L[i * (i + 1) / 2 + i] = d;
                 f.inv_diag[i] = T(1) / d;
             } else {

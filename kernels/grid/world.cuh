@@ -29,7 +29,7 @@ GLASS_HD WorldPose<T> world_pose(const J& jt, const JointPose<T>& P, const World
     Mat3<T> EpE;
     if constexpr (J::is_root) {
         static_for<3>([&](auto i) {
-            static_for<3>([&](auto j) { EpE(i, j) = Ep.template at<i, j>(); });
+            static_for<3>([&](auto j) { EpE(i, j) = Ep.template at<index_of<decltype(i)>, j>(); });
         });
     } else {
         EpE = mul<T>(Ep, parent.E);

@@ -53,9 +53,10 @@ GLASS_HD void mass_matrix(const S& scope, T* M, const T* q, CrbaState<R, T>& st)
             if constexpr (!A::is_root) F = joint_force_to_parent(ja, st.pose[a], F);
         });
         if constexpr (!rolled_v<R>) {
-            static_for<int(i)>([&](auto e) {
+            constexpr int body = index_of<decltype(i)>;
+            static_for<body>([&](auto e) {
                 using E = JointAt<R, e>;
-                if constexpr (!is_ancestor_or_self<R>(E::index, int(i))) {
+                if constexpr (!is_ancestor_or_self<R>(E::index, body)) {
                     for (int b = 0; b < E::nv; ++b) {
                         M[(E::v + b) * NV + col] = T(0);
                         M[col * NV + E::v + b] = T(0);

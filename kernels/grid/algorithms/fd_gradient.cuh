@@ -12,7 +12,9 @@
 #include "grid/model.cuh"
 #include "grid/schedule.cuh"
 
+#if !defined(__CUDACC_RTC__)
 #include <vector>
+#endif
 
 namespace grid {
 namespace algorithms {

@@ -59,7 +59,7 @@ GLASS_HD void joint_torque_regressor(const S& scope, T* Y, const T* q, const T* 
             if constexpr (!rolled_v<R>) {
                 static_for<R::NB>([&](auto e) {
                     using E = JointAt<R, e>;
-                    if constexpr (!is_ancestor_or_self<R>(E::index, int(i))) {
+                    if constexpr (!is_ancestor_or_self<R>(E::index, index_of<decltype(i)>)) {
                         for (int b = 0; b < E::nv; ++b) Y[size_t(E::v + b) * NP + col] = T(0);
                     }
                 });

@@ -115,7 +115,8 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
             const int row = jt.v + k;
             if constexpr (!rolled_v<R>) {
                 static_for<R::NB>([&](auto j) {
-                    if constexpr (!is_ancestor_or_self<R>(j, i) && !is_ancestor_or_self<R>(i, j)) {
+                    constexpr int body = index_of<decltype(i)>;
+                    if constexpr (!is_ancestor_or_self<R>(j, body) && !is_ancestor_or_self<R>(body, j)) {
                         static_for<JointAt<R, j>::nv>([&](auto m) {
                             dtau_dq[row * R::NV + JointAt<R, j>::v + m] = T(0);
                             dtau_dqd[row * R::NV + JointAt<R, j>::v + m] = T(0);
