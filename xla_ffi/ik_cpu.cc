@@ -53,26 +53,8 @@ struct CpuBackend {
 
 }  // namespace
 
-extern "C" {
-
-// Solves num_goals targets of frame `frame`: pos [G, 3] (m, world frame), quat [G, 4] (unit, xyzw), joint
-// limits lower/upper [NQ] (±inf for none), the rest configuration [NQ] (the coordinates IK does not move: a
-// floating base's pose, with a unit quaternion, and the joints off the frame's chain), the obstacles (rows as grid/collision.cuh says; read only in a
-// collision mode). Writes q_out [G, S, NQ], pos_err and ang_err [G, S] (m, rad), distance and penalty
-// [G, S] (collision scores; NaN without a collision mode) and num_distinct [G] (distinct solutions within
-// tolerance among the polished restarts, collision-free ones in hard and both modes). Returns 0, or -1 for an
-// unsupported frame, -2 for bad options, -3 for a collision mode on a robot built without -collision. The
-// inputs are trusted to be finite and the obstacles well formed (the Python wrapper checks).
-__attribute__((visibility("default"))) int grid_ik_solve(int frame, int num_goals, const double* pos,
-                                                         const double* quat, const double* lower,
-                                                         const double* upper, const double* rest,
-                                                         const grid_ik::Options* opt,
-                                                         const grid_ik::Obstacles* obstacles, double* q_out,
-                                                         double* pos_err, double* ang_err, double* distance,
-                                                         double* penalty, int32_t* num_distinct) {
+template <class F>
+int grid_ik::with_backend(F&& f) {
     CpuBackend backend;
-    return grid_ik::solve(backend, frame, num_goals, pos, quat, lower, upper, rest, opt, obstacles,
-                          {q_out, pos_err, ang_err, distance, penalty, num_distinct});
+    return f(backend);
 }
-
-}  // extern "C"

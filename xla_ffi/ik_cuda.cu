@@ -194,18 +194,10 @@ __attribute__((visibility("default"))) int grid_ik_cuda_devices() {
 // The message of the last call that returned -4 (a CUDA error).
 __attribute__((visibility("default"))) const char* grid_ik_last_error() { return last_error.c_str(); }
 
-// As ik_cpu.cc's grid_ik_solve (same arguments, host arrays), with the candidates on the current CUDA device;
-// also returns -4 for a CUDA error, whose message grid_ik_last_error gives.
-__attribute__((visibility("default"))) int grid_ik_solve(int frame, int num_goals, const double* pos,
-                                                         const double* quat, const double* lower,
-                                                         const double* upper, const double* rest,
-                                                         const grid_ik::Options* opt,
-                                                         const grid_ik::Obstacles* obstacles, double* q_out,
-                                                         double* pos_err, double* ang_err, double* distance,
-                                                         double* penalty, int32_t* num_distinct) {
-    std::lock_guard<std::mutex> hold(backend_lock);
-    return grid_ik::solve(backend, frame, num_goals, pos, quat, lower, upper, rest, opt, obstacles,
-                          {q_out, pos_err, ang_err, distance, penalty, num_distinct});
-}
-
 }  // extern "C"
+
+template <class F>
+int grid_ik::with_backend(F&& f) {
+    std::lock_guard<std::mutex> hold(backend_lock);
+    return f(backend);
+}

@@ -11,7 +11,8 @@
 // q[(g·restarts + b)·NQ …] and cost[g·restarts + b]; polish runs ik_polish from each q row of goal
 // (row / per_goal) in place. Both return 0, or an error code (grid_ik_solve's) with the backend's message.
 //
-// Included by one source file per library: it defines that library's C entry points but grid_ik_solve.
+// Included by one source file per library, which defines grid_ik::with_backend (below): the header defines
+// the library's common C entry points, grid_ik_solve among them.
 #pragma once
 
 #include <algorithm>
@@ -261,9 +262,36 @@ int solve(Backend& backend, int frame, int num_goals, const double* pos, const d
     return rc;
 }
 
+// Runs f(backend) on the including library's backend, as that library must (the CUDA one under a lock):
+// defined by ik_cpu.cc and ik_cuda.cu.
+template <class F>
+int with_backend(F&& f);
+
 }  // namespace grid_ik
 
 extern "C" {
+
+// Solves num_goals targets of frame `frame`: pos [G, 3] (m, world frame), quat [G, 4] (unit, xyzw), joint
+// limits lower/upper [NQ] (±inf for none), the rest configuration [NQ] (the coordinates IK does not move: a
+// floating base's pose, with a unit quaternion, and the joints off the frame's chain), the obstacles (rows as
+// grid/collision.cuh says; read only in a collision mode). Writes q_out [G, S, NQ], pos_err and ang_err
+// [G, S] (m, rad), distance and penalty [G, S] (collision scores; NaN without a collision mode) and
+// num_distinct [G] (distinct solutions within tolerance among the polished restarts, collision-free ones in
+// hard and both modes). Returns 0, or -1 for an unsupported frame, -2 for bad options, -3 for a collision
+// mode on a robot built without -collision, -4 for a device error (the CUDA library: grid_ik_last_error says
+// which). The inputs are trusted to be finite and the obstacles well formed (the Python wrapper checks).
+__attribute__((visibility("default"))) int grid_ik_solve(int frame, int num_goals, const double* pos,
+                                                         const double* quat, const double* lower,
+                                                         const double* upper, const double* rest,
+                                                         const grid_ik::Options* opt,
+                                                         const grid_ik::Obstacles* obstacles, double* q_out,
+                                                         double* pos_err, double* ang_err, double* distance,
+                                                         double* penalty, int32_t* num_distinct) {
+    return grid_ik::with_backend([&](auto& backend) {
+        return grid_ik::solve(backend, frame, num_goals, pos, quat, lower, upper, rest, opt, obstacles,
+                              {q_out, pos_err, ang_err, distance, penalty, num_distinct});
+    });
+}
 
 // Whether grid_ik_solve supports frame `frame` (its index in metadata.json's frames).
 __attribute__((visibility("default"))) int grid_ik_frame_supported(int frame) {
