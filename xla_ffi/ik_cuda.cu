@@ -98,6 +98,26 @@ class DeviceBuffer {
     size_t count_ = 0;
 };
 
+// Page-locked host memory kept between calls and grown when a call needs more: the staging of every transfer,
+// so that each phase moves its data in one copy each way at the bus's small-copy latency.
+class PinnedBuffer {
+   public:
+    double* data() const { return p_; }
+    cudaError_t reserve(size_t count) {
+        if (count <= count_) return cudaSuccess;
+        if (p_ != nullptr) cudaFreeHost(p_);
+        p_ = nullptr;
+        count_ = 0;
+        const cudaError_t e = cudaMallocHost(&p_, count * sizeof(double));
+        if (e == cudaSuccess) count_ = count;
+        return e;
+    }
+
+   private:
+    double* p_ = nullptr;
+    size_t count_ = 0;
+};
+
 // The message of the last failed call (grid_ik_last_error).
 std::string last_error;
 
@@ -108,16 +128,20 @@ class CudaBackend {
     int descend(const grid_ik::Batch& bt, int restarts, double* q, double* cost) {
         if (const int e = upload(bt)) return e;
         const long n = long(bt.num_goals) * restarts;
-        if (!ok(q_.reserve(size_t(n) * R::NQ), "cudaMalloc") || !ok(cost_.reserve(size_t(n)), "cudaMalloc"))
+        // the restarts' rows, then their costs: one copy back
+        const size_t count = size_t(n) * (R::NQ + 1);
+        if (!ok(rows_.reserve(count), "cudaMalloc") || !ok(staging_.reserve(count), "cudaMallocHost"))
             return grid_ik::IK_DEVICE_ERROR;
         const long blocks = (n + DESCEND_THREADS - 1) / DESCEND_THREADS;
         descend_kernel<B><<<unsigned(blocks), DESCEND_THREADS>>>(base_, goals_.data() + GOALS_AT, bt.settings,
-                                                                   bt.seed, bt.num_goals, restarts, q_.data(),
-                                                                   cost_.data());
+                                                                   bt.seed, bt.num_goals, restarts, rows_.data(),
+                                                                   rows_.data() + n * R::NQ);
         if (!ok(cudaGetLastError(), "launching the descent kernel") ||
-            !ok(cudaMemcpy(q, q_.data(), sizeof(double) * n * R::NQ, cudaMemcpyDeviceToHost), "the descent kernel") ||
-            !ok(cudaMemcpy(cost, cost_.data(), sizeof(double) * n, cudaMemcpyDeviceToHost), "cudaMemcpy"))
+            !ok(cudaMemcpy(staging_.data(), rows_.data(), sizeof(double) * count, cudaMemcpyDeviceToHost),
+                "the descent kernel"))
             return grid_ik::IK_DEVICE_ERROR;
+        std::copy(staging_.data(), staging_.data() + n * R::NQ, q);
+        std::copy(staging_.data() + n * R::NQ, staging_.data() + count, cost);
         return grid_ik::IK_OK;
     }
 
@@ -125,19 +149,27 @@ class CudaBackend {
     int polish(const grid_ik::Batch& bt, int per_goal, double* q, double* cost, double* pos_err, double* ang_err) {
         constexpr int WARPS = polish_warps<B>();
         const long n = long(bt.num_goals) * per_goal;
-        // q_ holds the descent's n·NQ + n; the polished rows and their three scores fit in it.
-        if (!ok(q_.reserve(size_t(n) * (R::NQ + 3)), "cudaMalloc") ||
-            !ok(cudaMemcpy(q_.data(), q, sizeof(double) * n * R::NQ, cudaMemcpyHostToDevice), "cudaMemcpy"))
+        // the candidates' rows, then their costs, position and angle errors: one copy each way
+        const size_t count = size_t(n) * (R::NQ + 3);
+        if (!ok(rows_.reserve(count), "cudaMalloc") || !ok(staging_.reserve(count), "cudaMallocHost"))
             return grid_ik::IK_DEVICE_ERROR;
-        double* scores = q_.data() + n * R::NQ;
+        std::copy(q, q + n * R::NQ, staging_.data());
+        if (!ok(cudaMemcpy(rows_.data(), staging_.data(), sizeof(double) * n * R::NQ, cudaMemcpyHostToDevice),
+                "cudaMemcpy"))
+            return grid_ik::IK_DEVICE_ERROR;
+        double* scores = rows_.data() + n * R::NQ;
         polish_kernel<B, WARPS><<<unsigned((n + WARPS - 1) / WARPS), 32 * WARPS>>>(
-            base_, goals_.data() + GOALS_AT, bt.settings, per_goal, n, q_.data(), scores, scores + n, scores + 2 * n);
+            base_, goals_.data() + GOALS_AT, bt.settings, per_goal, n, rows_.data(), scores, scores + n, scores + 2 * n);
         if (!ok(cudaGetLastError(), "launching the polishing kernel") ||
-            !ok(cudaMemcpy(q, q_.data(), sizeof(double) * n * R::NQ, cudaMemcpyDeviceToHost), "the polishing kernel") ||
-            !ok(cudaMemcpy(cost, scores, sizeof(double) * n, cudaMemcpyDeviceToHost), "cudaMemcpy") ||
-            !ok(cudaMemcpy(pos_err, scores + n, sizeof(double) * n, cudaMemcpyDeviceToHost), "cudaMemcpy") ||
-            !ok(cudaMemcpy(ang_err, scores + 2 * n, sizeof(double) * n, cudaMemcpyDeviceToHost), "cudaMemcpy"))
+            !ok(cudaMemcpy(staging_.data(), rows_.data(), sizeof(double) * count, cudaMemcpyDeviceToHost),
+                "the polishing kernel"))
             return grid_ik::IK_DEVICE_ERROR;
+        const double* out = staging_.data();
+        std::copy(out, out + n * R::NQ, q);
+        out += n * R::NQ;
+        std::copy(out, out + n, cost);
+        std::copy(out + n, out + 2 * n, pos_err);
+        std::copy(out + 2 * n, out + 3 * n, ang_err);
         return grid_ik::IK_OK;
     }
 
@@ -145,17 +177,18 @@ class CudaBackend {
     // The call's joint limits, rest configuration and goals, as one row [lower (NQ), upper (NQ), rest (NQ),
     // goals (G × GOAL_ROW)] on the device, and base_ pointing at its first three parts.
     int upload(const grid_ik::Batch& bt) {
-        std::vector<double> row(GOALS_AT + size_t(GOAL_ROW) * bt.num_goals);
-        std::copy(bt.base.lower, bt.base.lower + R::NQ, row.begin());
-        std::copy(bt.base.upper, bt.base.upper + R::NQ, row.begin() + R::NQ);
-        std::copy(bt.base.rest, bt.base.rest + R::NQ, row.begin() + 2 * R::NQ);
+        const size_t count = GOALS_AT + size_t(GOAL_ROW) * bt.num_goals;
+        if (!ok(goals_.reserve(count), "cudaMalloc") || !ok(staging_.reserve(count), "cudaMallocHost"))
+            return grid_ik::IK_DEVICE_ERROR;
+        double* row = staging_.data();
+        std::copy(bt.base.lower, bt.base.lower + R::NQ, row);
+        std::copy(bt.base.upper, bt.base.upper + R::NQ, row + R::NQ);
+        std::copy(bt.base.rest, bt.base.rest + R::NQ, row + 2 * R::NQ);
         for (int g = 0; g < bt.num_goals; ++g) {
-            std::copy(bt.pos + 3 * g, bt.pos + 3 * g + 3, row.begin() + GOALS_AT + GOAL_ROW * g);
-            std::copy(bt.quat + 4 * g, bt.quat + 4 * g + 4, row.begin() + GOALS_AT + GOAL_ROW * g + 3);
+            std::copy(bt.pos + 3 * g, bt.pos + 3 * g + 3, row + GOALS_AT + GOAL_ROW * g);
+            std::copy(bt.quat + 4 * g, bt.quat + 4 * g + 4, row + GOALS_AT + GOAL_ROW * g + 3);
         }
-        if (!ok(goals_.reserve(row.size()), "cudaMalloc") ||
-            !ok(cudaMemcpy(goals_.data(), row.data(), sizeof(double) * row.size(), cudaMemcpyHostToDevice),
-                "cudaMemcpy"))
+        if (!ok(cudaMemcpy(goals_.data(), row, sizeof(double) * count, cudaMemcpyHostToDevice), "cudaMemcpy"))
             return grid_ik::IK_DEVICE_ERROR;
         base_ = bt.base;
         base_.lower = goals_.data();
@@ -170,7 +203,8 @@ class CudaBackend {
         return false;
     }
 
-    DeviceBuffer goals_, q_, cost_;
+    DeviceBuffer goals_, rows_;  // the call's limits, rest and goals; the candidates' rows and scores
+    PinnedBuffer staging_;
     ga::IkProblem<double> base_{};
 };
 
