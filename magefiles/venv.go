@@ -34,7 +34,8 @@ func venvPython() string { return filepath.Join(venvDir, "bin", "python") }
 // creates it.
 func Venv() error { return ensureVenv(testRequirements) }
 
-// demoVenv makes sure .venv has at least the demo's requirements: a fresh environment gets only those.
+// demoVenv makes sure .venv has at least the demo's requirements: a fresh environment gets only those, an
+// existing one (the test set of an older checkout, say) gets them on top.
 func demoVenv() error {
 	if stamp, err := requirementsStamp(testRequirements); err == nil && venvStamped(stamp) {
 		return ensureFFIHeaders()
@@ -72,9 +73,10 @@ func venvStamped(stamp string) bool {
 	return err == nil && strings.TrimSpace(string(got)) == stamp
 }
 
-// ensureVenv installs requirements into .venv: nothing when the stamp says so, on top of the existing
-// environment when it holds the demo's current requirements (the test set includes them), otherwise into a
-// new one.
+// ensureVenv installs requirements into .venv: nothing when the stamp says so, on top of an environment this
+// target made before (its stamp names what it holds: the pins of an older checkout, or the demo's set, which
+// the test set includes), otherwise into a new one. Installing on top keeps a developer's environment when a
+// requirements file changes, instead of downloading every package again.
 func ensureVenv(requirements string) error {
 	want, err := requirementsStamp(requirements)
 	if err != nil {
@@ -83,11 +85,8 @@ func ensureVenv(requirements string) error {
 	if venvStamped(want) {
 		return ensureFFIHeaders()
 	}
-	demo, err := requirementsStamp(demoRequirements)
-	if err != nil {
-		return err
-	}
-	if !venvStamped(demo) || requirements == demoRequirements {
+	_, noStamp := os.Stat(venvStamp)
+	if !fileExists(venvPython()) || noStamp != nil {
 		py, err := findPython()
 		if err != nil {
 			return err
