@@ -79,17 +79,24 @@ __global__ void __launch_bounds__(32 * WARPS) polish_kernel(ga::IkProblem<double
     }
 }
 
-// A device allocation kept between calls and grown when a call needs more.
-class DeviceBuffer {
+// Doubles kept between calls and grown when a call needs more, allocated and freed by Alloc and Free: device
+// memory (cudaMalloc), or page-locked host memory (cudaMallocHost), the staging of every transfer, so that each
+// phase moves its data in one copy each way at the bus's small-copy latency.
+template <cudaError_t (*Alloc)(void**, size_t), cudaError_t (*Free)(void*)>
+class Buffer {
    public:
     double* data() const { return p_; }
     cudaError_t reserve(size_t count) {
         if (count <= count_) return cudaSuccess;
-        if (p_ != nullptr) cudaFree(p_);
+        if (p_ != nullptr) Free(p_);
         p_ = nullptr;
         count_ = 0;
-        const cudaError_t e = cudaMalloc(&p_, count * sizeof(double));
-        if (e == cudaSuccess) count_ = count;
+        void* p = nullptr;
+        const cudaError_t e = Alloc(&p, count * sizeof(double));
+        if (e == cudaSuccess) {
+            p_ = static_cast<double*>(p);
+            count_ = count;
+        }
         return e;
     }
 
@@ -97,26 +104,8 @@ class DeviceBuffer {
     double* p_ = nullptr;
     size_t count_ = 0;
 };
-
-// Page-locked host memory kept between calls and grown when a call needs more: the staging of every transfer,
-// so that each phase moves its data in one copy each way at the bus's small-copy latency.
-class PinnedBuffer {
-   public:
-    double* data() const { return p_; }
-    cudaError_t reserve(size_t count) {
-        if (count <= count_) return cudaSuccess;
-        if (p_ != nullptr) cudaFreeHost(p_);
-        p_ = nullptr;
-        count_ = 0;
-        const cudaError_t e = cudaMallocHost(&p_, count * sizeof(double));
-        if (e == cudaSuccess) count_ = count;
-        return e;
-    }
-
-   private:
-    double* p_ = nullptr;
-    size_t count_ = 0;
-};
+using DeviceBuffer = Buffer<cudaMalloc, cudaFree>;
+using PinnedBuffer = Buffer<cudaMallocHost, cudaFreeHost>;
 
 // The message of the last failed call (grid_ik_last_error).
 std::string last_error;
