@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,32 +14,9 @@ import (
 	"github.com/grid-rbd/grid-rbd/internal/wheel"
 )
 
-// bundledConfig is python/grid_rbd/robots/bundled.json: the robots a wheel ships.
-const bundledConfig = "python/grid_rbd/robots/bundled.json"
-
-type bundledEntry struct {
-	Name     string `json:"name"`
-	URDF     string `json:"urdf"`
-	Floating bool   `json:"floating"`
-}
-
-func readBundled() ([]bundledEntry, error) {
-	data, err := os.ReadFile(bundledConfig)
-	if err != nil {
-		return nil, err
-	}
-	var cfg struct {
-		Robots []bundledEntry `json:"robots"`
-	}
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", bundledConfig, err)
-	}
-	return cfg.Robots, nil
-}
-
 // Wheel builds dist/grid_rbd_cuda-<version>-py3-none-<platform>.whl (with -nocuda
 // dist/grid_rbd-<version>-...): the Python package and, for every robot in
-// python/grid_rbd/robots/bundled.json, its metadata with CPU and CUDA (sm_80, sm_90 and PTX) libraries, the
+// python/grid_rbd/robots/bundled.json (wheel.ReadBundled), its metadata with CPU and CUDA (sm_80, sm_90 and PTX) libraries, the
 // generator run-time builds use (grid_rbd/_bin) and the kernel sources (grid_rbd/_src); the metadata comes
 // from pyproject.toml and README.md (docs/packaging.md).
 // The platform tag is manylinux_2_28_x86_64 where an ELF check of its binaries allows it (wheel.CheckManylinux228),
@@ -49,7 +25,7 @@ func readBundled() ([]bundledEntry, error) {
 // CPU-only wheel; -out=DIR writes it there instead of dist/.
 func Wheel(nocuda *bool, out *string) error {
 	start := time.Now()
-	robots, err := readBundled()
+	robots, err := wheel.ReadBundled("")
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,25 +194,15 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 	t.Logf("%d robots built and checked in %v:\n%s", len(cases), time.Since(start).Round(time.Second), strings.TrimSpace(stdout.String()))
 }
 
-// bundledRobots lists the wheel's bundled robots (python/grid_rbd/robots/bundled.json) for wheelCheck's
-// BUNDLED: name=URDF=fixed|floating, comma-separated, the URDFs as absolute paths.
+// bundledRobots lists the wheel's bundled robots (wheel.ReadBundled) for wheelCheck's BUNDLED:
+// name=URDF=fixed|floating, comma-separated, the URDFs as absolute paths.
 func bundledRobots(root string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(root, "python", "grid_rbd", "robots", "bundled.json"))
+	robots, err := wheel.ReadBundled(root)
 	if err != nil {
 		return "", err
 	}
-	var cfg struct {
-		Robots []struct {
-			Name     string `json:"name"`
-			URDF     string `json:"urdf"`
-			Floating bool   `json:"floating"`
-		} `json:"robots"`
-	}
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return "", fmt.Errorf("bundled.json: %w", err)
-	}
 	var entries []string
-	for _, r := range cfg.Robots {
+	for _, r := range robots {
 		base := "fixed"
 		if r.Floating {
 			base = "floating"
