@@ -45,11 +45,11 @@ func buildRobot(cxx, urdfPath string, floating *bool, out *string, cuda *bool, r
 	start := time.Now()
 	// Find the tools first, so a missing one stops the build before anything is written.
 	tc, err := toolchain(cuda != nil && *cuda)
-	if cxx != "" {
-		tc.CXX = cxx
-	}
 	if err != nil {
 		return nil, err
+	}
+	if cxx != "" {
+		tc.CXX = cxx
 	}
 	r, dir, err := generate(urdfPath, floating, out, nil, roll, tier, collision)
 	if err != nil {

@@ -30,6 +30,28 @@ jax.config.update("jax_enable_x64", True)
 import pinocchio as pin
 from grid_rbd.jax import JaxRobotHandle
 
+
+def pinocchio_model(urdf, floating):
+    """Pinocchio's model and data of a URDF; mimic joints are independent joints here, as mimic=False has them."""
+    model = (pin.buildModelFromUrdf(urdf, pin.JointModelFreeFlyer(), mimic=False) if floating
+             else pin.buildModelFromUrdf(urdf, mimic=False))
+    model.gravity.linear = np.array([0.0, 0.0, -9.81])
+    return model, model.createData()
+
+
+def random_state(model, rng, floating):
+    """q, v, tau drawn at random, a free-flyer quaternion normalised."""
+    q, v, tau = rng.uniform(-1, 1, model.nq), rng.normal(size=model.nv), rng.normal(size=model.nv)
+    if floating:
+        q[3:7] = rng.normal(size=4)
+        q[3:7] /= np.linalg.norm(q[3:7])
+    return q, v, tau
+
+
+def relative_error(got, want):
+    return float(np.abs(np.asarray(got) - want).max() / max(1.0, np.abs(want).max()))
+
+
 failed = []
 args = sys.argv[1:]
 for urdf, base, roll in zip(args[0::3], args[1::3], args[2::3]):
@@ -37,19 +59,12 @@ for urdf, base, roll in zip(args[0::3], args[1::3], args[2::3]):
     start = time.perf_counter()
     h = JaxRobotHandle.from_urdf(urdf, floating=floating, roll=roll)
     first = time.perf_counter() - start
-    # mimic joints are independent joints here, as Pinocchio's mimic=False has them
-    model = (pin.buildModelFromUrdf(urdf, pin.JointModelFreeFlyer(), mimic=False) if floating
-             else pin.buildModelFromUrdf(urdf, mimic=False))
-    model.gravity.linear = np.array([0.0, 0.0, -9.81])
-    data = model.createData()
+    model, data = pinocchio_model(urdf, floating)
     assert (h.nq, h.nv) == (model.nq, model.nv), (urdf, h.nq, h.nv, model.nq, model.nv)
     rng = np.random.default_rng(0)
     worst = 0.0
     for _ in range(4):
-        q, v, tau = rng.uniform(-1, 1, model.nq), rng.normal(size=model.nv), rng.normal(size=model.nv)
-        if floating:
-            q[3:7] = rng.normal(size=4)
-            q[3:7] /= np.linalg.norm(q[3:7])
+        q, v, tau = random_state(model, rng, floating)
         M = pin.crba(model, data, q)
         pairs = [(h.forward_dynamics(q, v, tau), pin.aba(model, data, q, v, tau)),
                  (h.mass_matrix(q), np.triu(M) + np.triu(M, 1).T)]
@@ -58,7 +73,7 @@ for urdf, base, roll in zip(args[0::3], args[1::3], args[2::3]):
             pin.computeABADerivatives(model, data, q, v, tau)
             pairs += [(dq, data.ddq_dq), (dv, data.ddq_dv)]
         for got, want in pairs:
-            worst = max(worst, float(np.abs(np.asarray(got) - want).max() / max(1.0, np.abs(want).max())))
+            worst = max(worst, relative_error(got, want))
     name = f"{os.path.basename(urdf)} ({base}, roll={roll})"
     print(f"from_urdf {name}: first use {first:.1f} s, max relative error {worst:.1e}", flush=True)
     if not worst < 1e-9:
@@ -70,16 +85,9 @@ for entry in os.environ["BUNDLED"].split(","):
     floating = base == "floating"
     h = JaxRobotHandle(name)
     assert os.path.realpath(h.build_dir).startswith(os.path.realpath(os.environ["WHEEL_DIR"])), h.build_dir
-    model = (pin.buildModelFromUrdf(urdf, pin.JointModelFreeFlyer(), mimic=False) if floating
-             else pin.buildModelFromUrdf(urdf, mimic=False))
-    model.gravity.linear = np.array([0.0, 0.0, -9.81])
-    data = model.createData()
-    rng = np.random.default_rng(1)
-    q, v, tau = rng.uniform(-1, 1, model.nq), rng.normal(size=model.nv), rng.normal(size=model.nv)
-    if floating:
-        q[3:7] /= np.linalg.norm(q[3:7])
-    want = pin.aba(model, data, q, v, tau)
-    worst = float(np.abs(np.asarray(h.forward_dynamics(q, v, tau)) - want).max() / max(1.0, np.abs(want).max()))
+    model, data = pinocchio_model(urdf, floating)
+    q, v, tau = random_state(model, np.random.default_rng(1), floating)
+    worst = relative_error(h.forward_dynamics(q, v, tau), pin.aba(model, data, q, v, tau))
     print(f"bundled {name} ({base}): max relative error {worst:.1e}", flush=True)
     if not worst < 1e-9:
         failed.append(f"bundled {name}: max relative error {worst:.1e}")
