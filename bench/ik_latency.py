@@ -9,13 +9,15 @@ per goal, C coordinate-descent moves per restart and L Levenberg-Marquardt itera
 * the first ``--single`` goals one call each (after one untimed call), the median and 90th percentile per call;
 
 and counts the goals whose best returned configuration is within 1 mm and 1 degree. ``--solutions`` saves every
-config's returned configurations and reported errors of the all-goals call, which ``python -m bench.ik_latency
---verify NPZ URDF`` checks by Pinocchio's forward kinematics (on a machine that has Pinocchio).
+config's returned configurations and reported errors, of the all-goals call and of the one-goal calls, which
+``python -m bench.ik_latency --verify NPZ URDF`` checks by Pinocchio's forward kinematics (on a machine that has
+Pinocchio).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import statistics
@@ -51,7 +53,9 @@ def solved(result: ik.IKResult) -> np.ndarray:
 
 
 def run_config(build_dir: Path, pos: np.ndarray, quat: np.ndarray, frame: str, device: str,
-               config: tuple[int, int, int], single: int, reps: int) -> tuple[dict[str, Any], ik.IKResult]:
+               config: tuple[int, int, int], single: int, reps: int
+               ) -> tuple[dict[str, Any], ik.IKResult, ik.IKResult]:
+    """The config's table row, the all-goals call's result and the one-goal calls' results stacked."""
     restarts, ccd, lm = config
 
     def solve(p: np.ndarray, q: np.ndarray) -> ik.IKResult:
@@ -67,12 +71,15 @@ def run_config(build_dir: Path, pos: np.ndarray, quat: np.ndarray, frame: str, d
     n = pos.shape[0]
     m = min(single, n)
     solve(pos[:1], quat[:1])
-    per_call, single_ok = [], 0
+    per_call, singles = [], []
     for g in range(m):
         start = time.perf_counter()
-        r = solve(pos[g:g + 1], quat[g:g + 1])
+        singles.append(solve(pos[g:g + 1], quat[g:g + 1]))
         per_call.append(time.perf_counter() - start)
-        single_ok += int(solved(r)[0])
+    one_per_call = dataclasses.replace(
+        singles[0], **{f: np.concatenate([getattr(r, f) for r in singles])
+                       for f in ("q", "position_error", "orientation_error", "num_distinct")})
+    single_ok = int(solved(one_per_call).sum())
     row = {
         "restarts": restarts, "ccd_iters": ccd, "lm_iters": lm, "device": all_goals.device, "goals": n,
         "all_goals_call_s": statistics.median(times), "all_goals_ms_per_goal": statistics.median(times) / n * 1e3,
@@ -81,7 +88,7 @@ def run_config(build_dir: Path, pos: np.ndarray, quat: np.ndarray, frame: str, d
         "single_goals": m, "single_median_ms": statistics.median(per_call) * 1e3,
         "single_p90_ms": float(np.percentile(per_call, 90)) * 1e3, "single_solved": single_ok,
     }
-    return row, all_goals
+    return row, all_goals, one_per_call
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -105,9 +112,10 @@ def verify(npz: Path, urdf: Path) -> int:
     fid = model.getFrameId(str(data["frame"]))
     pos, quat = data["pos"], data["quat"]
     worst = 0.0
-    for key in sorted(k for k in data.files if k.startswith("q_")):
-        name = key[2:]
-        q, perr, aerr = data[key], data["perr_" + name], data["aerr_" + name]
+    # q_<config>: the all-goals call; single_q_<config>: one call per goal for the file's first goals
+    for key in sorted(k for k in data.files if k.startswith(("q_", "single_q_"))):
+        name = key.replace("q_", "", 1)
+        q, perr, aerr = data[key], data[key.replace("q_", "perr_", 1)], data[key.replace("q_", "aerr_", 1)]
         checked = solved_pin = 0
         for g in range(q.shape[0]):
             target = pin.Quaternion(quat[g, 3], *quat[g, :3]).normalized().toRotationMatrix()
@@ -155,11 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     frame = args.frame or str(extra.get("frame") or default_frame(build_dir))
     rows, saved = [], {"frame": np.array(frame), "pos": pos, "quat": quat / np.linalg.norm(quat, axis=1, keepdims=True)}
     for config in args.configs:
-        row, result = run_config(build_dir, pos, quat, frame, args.device, config, args.single, args.reps)
+        row, result, one_per_call = run_config(build_dir, pos, quat, frame, args.device, config, args.single,
+                                               args.reps)
         rows.append(row)
         name = "x".join(map(str, config))
-        saved.update({"q_" + name: result.q, "perr_" + name: result.position_error,
-                      "aerr_" + name: result.orientation_error})
+        for prefix, r in (("", result), ("single_", one_per_call)):
+            saved.update({f"{prefix}q_{name}": r.q, f"{prefix}perr_{name}": r.position_error,
+                          f"{prefix}aerr_{name}": r.orientation_error})
         print(f"{name}: {row['all_goals_ms_per_goal']:.3f} ms per goal in one call, {row['all_goals_solved']}/{row['goals']}"
               f" solved; one per call median {row['single_median_ms']:.3f} ms, {row['single_solved']}/{row['single_goals']}"
               f" solved ({row['device']})", flush=True)

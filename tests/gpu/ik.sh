@@ -43,7 +43,7 @@ step ikbench-gpu-panda-collision "$mage" ikbench -robot="$urdfs/panda.urdf" -goa
     -collision -obstacles="$goals/panda_obstacles.yml" -device=gpu
 # the collision build replaced build/ik/panda; the table runs on it without collision, as the others do
 step latency-panda-gpu python3 -m bench.ik_latency build/ik/panda "$goals/panda_ik_goals.yml" --device gpu \
-    --out "$out/latency-panda-gpu.json" --solutions "$out/solutions-panda.npz"
+    --single 1000 --out "$out/latency-panda-gpu.json" --solutions "$out/solutions-panda.npz"
 for tool in memcheck racecheck; do
     step "sanitizer-$tool" "$sanitizer" --tool "$tool" python3 -m bench.ik build/ik/panda \
         "$goals/panda_ik_goals.yml" --limit 3 --device gpu

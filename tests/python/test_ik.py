@@ -259,3 +259,23 @@ def test_floating_base_defaults_and_bad_input(floating_model):
         ik.solve(FLOATING, pos, quat, frame=FOOT, q_rest=rest)
     with pytest.raises(ValueError, match="no joint moves it"):
         ik.solve(FLOATING, pos, quat, frame="base")
+
+
+def test_latency_table_solutions_pass_the_pinocchio_check(tmp_path, shared_goals):
+    from bench import ik_latency
+
+    pos, quat = shared_goals
+    goals = tmp_path / "goals.yml"
+    goals.write_text(yaml.safe_dump({"frame": FRAME, "goals": [
+        {"position": p.tolist(), "quaternion": q.tolist()} for p, q in zip(pos[:6], quat[:6])]}))
+    npz = tmp_path / "solutions.npz"
+    assert ik_latency.main([str(ik._build_dir(ROBOT)), str(goals), "--device", "cpu", "--configs", "16x24x30",
+                            "--single", "3", "--reps", "1", "--solutions", str(npz)]) == 0
+    saved = dict(np.load(npz))
+    assert saved["q_16x24x30"].shape == (6, 4, 7) and saved["single_q_16x24x30"].shape == (3, 4, 7)
+    urdf = str(roster.urdf_path(ROBOT))
+    assert ik_latency.verify(npz, urdf) == 0
+    # a reported error that Pinocchio does not reproduce fails the check, in the one-goal calls too
+    saved["single_perr_16x24x30"][1, 0] += 1e-6
+    np.savez(tmp_path / "tampered.npz", **saved)
+    assert ik_latency.verify(tmp_path / "tampered.npz", urdf) == 1
