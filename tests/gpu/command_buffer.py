@@ -11,10 +11,12 @@ XLA captures a run of commands into a command buffer only when it holds at least
 one whatever its handler declares, while the same call inside a larger program (a training step) is
 captured with its neighbours. Every entry point is therefore compiled twice: with XLA's defaults, and with that
 threshold at 1 (``compile(compiler_options=...)``), which shows whether the handler itself is capturable
-(``kCmdBufferCompatible``) and what a captured call costs. For each it prints whether the optimised HLO places
-the custom call in a command-buffer computation and the median time of a synchronised batch-1 call next to
-jitted ``x + 1`` on 7 floats (the dispatch floor). Exits non-zero when a custom call stays outside command
-buffers with the threshold at 1.
+(``kCmdBufferCompatible``) and what a captured call costs. For each it prints whether the custom call runs
+inside a command buffer (read from the thunk sequence XLA dumps after its thunk passes), the median time of a
+synchronised batch-1 call next to jitted ``x + 1`` on 7 floats (the dispatch floor), and the executable's
+top-level thunks. Exits non-zero when a custom call stays outside command buffers with the threshold at 1.
+Which command types XLA may capture is ``XLA_FLAGS=--xla_gpu_enable_command_buffer=...`` (custom calls are
+``+CUSTOM_CALL``).
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from __future__ import annotations
 import re
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -46,35 +50,27 @@ def median_call_us(call: Callable, *args) -> float:
     return statistics.median(times) * 1e6
 
 
-def compiled(f: Callable, args: tuple, options: dict[str, int] | None) -> Callable:
-    """f jitted and compiled for args with XLA compiler options (None: the defaults)."""
-    return jax.jit(f).lower(*args).compile(options)
+def compiled(f: Callable, args: tuple, options: dict[str, int] | None) -> tuple[Callable, list[str] | None]:
+    """f jitted and compiled for args with XLA compiler options (None: the defaults), and the kinds of the
+    executable's top-level thunks (None: XLA wrote no thunk sequence).
+
+    Command buffers are formed from thunks after the HLO passes, so the optimised HLO cannot tell; the
+    thunk sequence XLA dumps after its thunk passes can: a captured custom call sits inside a kCommandBuffer
+    thunk instead of running as a top-level kCustomCall one."""
+    with tempfile.TemporaryDirectory() as dump:
+        call = jax.jit(f).lower(*args).compile({**(options or {}), "xla_dump_to": dump})
+        sequences = sorted(Path(dump).glob("*thunk_sequence_after_thunk_passes.txt"))
+        if not sequences:
+            return call, None
+        top = re.findall(r"^\d+: (k\w+)", sequences[-1].read_text(), flags=re.MULTILINE)
+    return call, top
 
 
-def computations(hlo: str) -> dict[str, str]:
-    """The optimised HLO module's computations by name."""
-    blocks: dict[str, str] = {}
-    name, body = None, []
-    for line in hlo.splitlines():
-        head = re.match(r"^(?:ENTRY\s+)?%?([\w.\-]+)\s.*\{\s*$", line)
-        if head and not line.startswith(" "):
-            name, body = head.group(1), []
-        elif line.startswith("}") and name is not None:
-            blocks[name] = "\n".join(body)
-            name = None
-        elif name is not None:
-            body.append(line)
-    return blocks
-
-
-def in_command_buffer(call) -> bool | None:
-    """Whether every grid-rbd custom call of the compiled call's optimised HLO sits in a command-buffer
-    computation (None: no grid-rbd custom call found)."""
-    hlo = call.as_text()
-    holders = [name for name, body in computations(hlo).items() if 'custom_call_target="grid_rbd.' in body]
-    if not holders:
+def in_command_buffer(kinds: list[str] | None) -> bool | None:
+    """Whether the custom calls run inside command buffers (None: unknown, no thunk sequence dumped)."""
+    if kinds is None:
         return None
-    return all("command_buffer" in name for name in holders)
+    return "kCommandBuffer" in kinds and not any("CustomCall" in k for k in kinds)
 
 
 # The two compilations of every call: XLA's defaults, and command buffers from a single command on.
@@ -83,7 +79,7 @@ VARIANTS = {"defaults": None, "min graph size 1": {"xla_gpu_graph_min_graph_size
 
 def main(robot_dirs: list[str]) -> int:
     x = jnp.zeros((1, 7), jnp.float32)
-    floor = median_call_us(compiled(lambda x: x + 1, (x,), None), x)
+    floor = median_call_us(compiled(lambda x: x + 1, (x,), None)[0], x)
     print(f"jax {jax.__version__}, {jax.devices()[0].device_kind}; dispatch floor (jitted x + 1): {floor:.1f} us")
     print(f"{'robot':<10} {'entry point':<30} {'XLA options':<18} {'command buffer':<15} {'batch-1 call':>12} "
           f"{'over floor':>11}")
@@ -101,12 +97,13 @@ def main(robot_dirs: list[str]) -> int:
         }
         for name, (f, *args) in calls.items():
             for variant, options in VARIANTS.items():
-                call = compiled(f, tuple(args), options)
-                wrapped = in_command_buffer(call)
+                call, kinds = compiled(f, tuple(args), options)
+                wrapped = in_command_buffer(kinds)
                 us = median_call_us(call, *args)
-                failed += options is not None and wrapped is False
-                state = {True: "yes", False: "no", None: "no custom call"}[wrapped]
-                print(f"{robot.name:<10} {name:<30} {variant:<18} {state:<15} {us:>9.1f} us {us - floor:>8.1f} us")
+                failed += options is not None and wrapped is not True
+                state = {True: "yes", False: "no", None: "unknown"}[wrapped]
+                print(f"{robot.name:<10} {name:<30} {variant:<18} {state:<15} {us:>9.1f} us {us - floor:>8.1f} us"
+                      f"  {' '.join(kinds or [])}")
     return 1 if failed else 0
 
 
