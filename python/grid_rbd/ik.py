@@ -159,21 +159,30 @@ class _Library:
     lower: npt.NDArray[np.float64]
     upper: npt.NDArray[np.float64]
     device: str  # "cpu" or "gpu"
+    frames: dict[str, int]  # frame name → index
+    default_rest: npt.NDArray[np.float64]  # the neutral configuration clipped into the limits
 
 
 _lock = threading.Lock()
 _libraries: dict[Path, _Library] = {}
+# What one call resolved, for the next calls with the same arguments: a single goal per call is dominated by
+# this bookkeeping otherwise (path resolution and file checks cost more than a small solve).
+_build_dirs: dict[str | os.PathLike[str], Path] = {}
+_chosen: dict[tuple[Path, str], _Library] = {}
 
 
 def _library(build_dir: Path, device: str = "cpu") -> _Library:
     """The robot's IK library for ``device`` (one of DEVICES), loaded once per process."""
+    found = _chosen.get((build_dir, device))
+    if found is not None:
+        return found
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
-    if device != "cpu":
-        gpu = _gpu_library(build_dir, required=device == "gpu")
-        if gpu is not None:
-            return gpu
-    return _load(build_dir, IK_LIBRARY)
+    found = _gpu_library(build_dir, required=device == "gpu") if device != "cpu" else None
+    if found is None:
+        found = _load(build_dir, IK_LIBRARY)
+    _chosen[(build_dir, device)] = found
+    return found
 
 
 def _gpu_library(build_dir: Path, required: bool) -> _Library | None:
@@ -216,10 +225,10 @@ def _load(build_dir: Path, name: str) -> _Library:
             raise RobotNotBuiltError(
                 str(build_dir), f"{path} was built from another version of the solver: rebuild the robot"
             )
-        dbl = ctypes.POINTER(ctypes.c_double)
-        lib.grid_ik_solve.argtypes = [ctypes.c_int, ctypes.c_int, dbl, dbl, dbl, dbl, dbl, ctypes.POINTER(_Options),
-                                      ctypes.POINTER(_Obstacles), dbl, dbl, dbl, dbl, dbl,
-                                      ctypes.POINTER(ctypes.c_int32)]
+        # arrays go as addresses (ndarray.ctypes.data): building typed pointers costs more than a small solve
+        ptr = ctypes.c_void_p
+        lib.grid_ik_solve.argtypes = [ctypes.c_int, ctypes.c_int, ptr, ptr, ptr, ptr, ptr, ctypes.POINTER(_Options),
+                                      ctypes.POINTER(_Obstacles), ptr, ptr, ptr, ptr, ptr, ptr]
         lib.grid_ik_solve.restype = ctypes.c_int
         lib.grid_ik_frame_supported.argtypes = [ctypes.c_int]
         device = "cpu"
@@ -227,13 +236,26 @@ def _load(build_dir: Path, name: str) -> _Library:
             device = "gpu"
             lib.grid_ik_last_error.restype = ctypes.c_char_p
         metadata = load_metadata(build_dir / METADATA)
-        lower, upper = metadata.position_limits()
-        found = _Library(lib, metadata, np.ascontiguousarray(lower), np.ascontiguousarray(upper), device)
+        lower, upper = (np.ascontiguousarray(x) for x in metadata.position_limits())
+        frames = {f.name: i for i, f in enumerate(metadata.frames)}
+        rest = np.ascontiguousarray(np.clip(neutral(metadata.joints, metadata.nq), lower, upper))
+        for shared in (lower, upper, rest):  # handed to every call: nobody may write them
+            shared.setflags(write=False)
+        found = _Library(lib, metadata, lower, upper, device, frames, rest)
         _libraries[key] = found
         return found
 
 
 def _build_dir(robot: str | os.PathLike[str] | RobotBase) -> Path:
+    if isinstance(robot, (str, os.PathLike)):
+        found = _build_dirs.get(robot)
+        if found is None:
+            found = _build_dirs[robot] = _find_build_dir(robot)
+        return found
+    return _find_build_dir(robot)
+
+
+def _find_build_dir(robot: str | os.PathLike[str] | RobotBase) -> Path:
     if isinstance(robot, RobotBase):
         return robot._robot.build_dir
     # A folder with only the header, metadata and the IK library (`go tool mage ikbench` builds no more)
@@ -258,6 +280,12 @@ def _targets(value: npt.ArrayLike, width: int, name: str) -> npt.NDArray[np.floa
 
 def _ptr(a: npt.NDArray[np.float64]) -> ctypes._Pointer[ctypes.c_double]:
     return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+
+
+def _obstacle_struct(rows: dict[str, npt.NDArray[np.float64]]) -> _Obstacles:
+    """The solver's view of obstacle rows (which must outlive it)."""
+    return _Obstacles(_ptr(rows["spheres"]), rows["spheres"].shape[0], _ptr(rows["cuboids"]),
+                      rows["cuboids"].shape[0], _ptr(rows["cylinders"]), rows["cylinders"].shape[0])
 
 
 def _rows(value: npt.ArrayLike, widths: tuple[int, ...], what: str) -> npt.NDArray[np.float64]:
@@ -311,6 +339,11 @@ def _obstacle_rows(obstacles: Mapping[str, npt.ArrayLike] | None) -> dict[str, n
         rows[kind] = np.ascontiguousarray(a)
     return rows
 
+
+
+# A call without obstacles: empty rows, built once and kept alive with the struct that points at them.
+_NO_OBSTACLE_ROWS = _obstacle_rows(None)
+_NO_OBSTACLES = _obstacle_struct(_NO_OBSTACLE_ROWS)
 
 def solve(
     robot: str | os.PathLike[str] | RobotBase,
@@ -388,10 +421,9 @@ def solve(
     """
     build_dir = _build_dir(robot)
     lib = _library(build_dir, device)
-    names = [f.name for f in lib.metadata.frames]
-    if frame not in names:
-        raise KeyError(f"robot {lib.metadata.robot!r} has no frame {frame!r}; its frames: {', '.join(names)}")
-    frame_index = names.index(frame)
+    frame_index = lib.frames.get(frame)
+    if frame_index is None:
+        raise KeyError(f"robot {lib.metadata.robot!r} has no frame {frame!r}; its frames: {', '.join(lib.frames)}")
     if not lib.lib.grid_ik_frame_supported(frame_index):
         raise ValueError(
             f"frame {frame!r} cannot be solved for: no joint moves it (it is fixed to the world or to a "
@@ -423,9 +455,11 @@ def solve(
     for name, x in (("collision_margin", collision_margin), ("collision_weight", collision_weight)):
         if not (math.isfinite(x) and x >= 0):
             raise ValueError(f"{name} must be a non-negative number, got {x!r}")
-    rows = _obstacle_rows(obstacles)
-    obs = _Obstacles(_ptr(rows["spheres"]), rows["spheres"].shape[0], _ptr(rows["cuboids"]),
-                     rows["cuboids"].shape[0], _ptr(rows["cylinders"]), rows["cylinders"].shape[0])
+    if obstacles is None:
+        obs = _NO_OBSTACLES
+    else:
+        rows = _obstacle_rows(obstacles)
+        obs = _obstacle_struct(rows)
     opts = _Options(int(batch), int(num_polish), int(num_solutions), int(ccd_iters), int(lm_iters),
                     int(seed) & (2**64 - 1), float(rotation_weight), float(position_tolerance),
                     float(orientation_tolerance), float(distinct_tolerance), _MODE_CODES.get(mode or "", 0),
@@ -435,9 +469,10 @@ def solve(
     perr, aerr, dist, pen = (np.empty((g, s)) for _ in range(4))
     distinct = np.empty(g, dtype=np.int32)
     rest = _rest(lib, q_rest)
-    rc = lib.lib.grid_ik_solve(frame_index, g, _ptr(pos), _ptr(quat), _ptr(lib.lower), _ptr(lib.upper), _ptr(rest),
-                               ctypes.byref(opts), ctypes.byref(obs), _ptr(q), _ptr(perr), _ptr(aerr),
-                               _ptr(dist), _ptr(pen), distinct.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
+    rc = lib.lib.grid_ik_solve(frame_index, g, pos.ctypes.data, quat.ctypes.data, lib.lower.ctypes.data,
+                               lib.upper.ctypes.data, rest.ctypes.data, ctypes.byref(opts), ctypes.byref(obs),
+                               q.ctypes.data, perr.ctypes.data, aerr.ctypes.data, dist.ctypes.data, pen.ctypes.data,
+                               distinct.ctypes.data)
     if rc == _DEVICE_ERROR:
         raise RuntimeError(f"the GPU solve for frame {frame!r} of {build_dir} failed: "
                            f"{lib.lib.grid_ik_last_error().decode(errors='replace')}")
@@ -452,7 +487,7 @@ def _rest(lib: _Library, q_rest: npt.ArrayLike | None) -> npt.NDArray[np.float64
     neutral configuration clipped into the limits."""
     md = lib.metadata
     if q_rest is None:
-        return np.ascontiguousarray(np.clip(neutral(md.joints, md.nq), lib.lower, lib.upper))
+        return lib.default_rest
     rest = np.array(q_rest, dtype=np.float64)
     if rest.shape != (md.nq,):
         raise ValueError(f"q_rest must have shape ({md.nq},) for robot {md.robot!r}, got {rest.shape}")
