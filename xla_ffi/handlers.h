@@ -3,7 +3,8 @@
 // Include this header once per shared library, after the robot's grid.cuh and before its generated
 // grid_ffi.h (see ffi_cpu.cc and ffi_cuda.cu), which holds one descriptor per algorithm (name, per-sample
 // shapes, the calls into grid.cuh) and the handler bindings. A host C++ compiler gets the CPU handlers,
-// exported as `grid_<algo>_cpu`; nvcc gets the CUDA handlers, exported as `grid_<algo>_cuda`. Both follow
+// exported as `grid_<algo>_cpu`; nvcc, or a host compiler with GRID_RTC_HOST (kernels compiled at run time by
+// NVRTC: grid/launch.cuh), gets the CUDA handlers, exported as `grid_<algo>_cuda`. Both follow
 // one contract:
 //
 //   operands   the algorithm's inputs in metadata order (q, then qd, qdd or tau where it has them)
@@ -48,7 +49,7 @@ namespace grid_ffi {
 
 namespace ffi = ::xla::ffi;
 
-#if defined(__CUDACC__)
+#if defined(GRID_CUDA_HOST)
 // The CUDA handlers receive the stream XLA runs them on.
 using Stream = cudaStream_t;
 using StreamContext = ffi::PlatformStream<cudaStream_t>;
@@ -60,7 +61,7 @@ using StreamContext = Stream;
 
 }  // namespace grid_ffi
 
-#if !defined(__CUDACC__)
+#if !defined(GRID_CUDA_HOST)
 namespace xla::ffi {
 // Decodes the CPU handlers' empty context.
 template <>
@@ -219,7 +220,7 @@ struct Pointers {
 // compiles some entry points (cpu_libraries.json in the build folder says which; grid_rbd registers every
 // handler from the library that has it).
 inline ffi::Error not_compiled(const char* algo) {
-#if defined(__CUDACC__)
+#if defined(GRID_CUDA_HOST)
     return ffi::Error(ffi::ErrorCode::kUnimplemented,
                       prefix(algo) + "this CUDA library was built without it (GRID_CUDA_ENTRIES); rebuild the robot "
                                      "without GRID_CUDA_ENTRIES, or with it in the list");
@@ -231,7 +232,7 @@ inline ffi::Error not_compiled(const char* algo) {
 #endif
 }
 
-#if defined(__CUDACC__)
+#if defined(GRID_CUDA_HOST)
 
 inline ffi::Error cuda_error(const char* algo, const char* what, cudaError_t err) {
     return ffi::Error(ffi::ErrorCode::kInternal, prefix(algo) + what + ": " + cudaGetErrorName(err) + " (" +
@@ -429,10 +430,10 @@ inline auto bind() { return ffi::Ffi::Bind().Ctx<StreamContext>(); }
 }  // namespace grid_ffi
 
 // ---------------------------------------------------------------------------------------------------------
-// What grid_ffi.h binds with: grid_<algo>_cpu from a host compiler, grid_<algo>_cuda from nvcc.
+// What grid_ffi.h binds with: grid_<algo>_cuda for CUDA launch code (GRID_CUDA_HOST), else grid_<algo>_cpu.
 // ---------------------------------------------------------------------------------------------------------
 
-#if defined(__CUDACC__)
+#if defined(GRID_CUDA_HOST)
 #define GRID_FFI_SYMBOL(algo) grid_##algo##_cuda
 #define GRID_FFI_WORKSPACE_SYMBOL(algo) grid_##algo##_cuda_workspace_bytes
 #define GRID_FFI_TRAITS {::xla::ffi::Traits::kCmdBufferCompatible}

@@ -39,6 +39,9 @@ type Toolchain struct {
 	// library; the others' handlers return an error. A large robot's derivative kernels take the compiler
 	// many minutes, which a build for one job need not spend.
 	CUDAEntries []string
+	// CUDARuntime, for CompileCUDARTC, is the CUDA runtime's include folder (cuda_runtime_api.h) and its shared
+	// library (libcudart.so.13), from a toolkit or the nvidia-cuda-runtime wheel.
+	CUDARuntime struct{ Include, Library string }
 }
 
 // cudaGencode lists the GPU targets of the CUDA library: machine code for Ampere (sm_80) and Hopper (sm_90),
@@ -344,6 +347,31 @@ func (tc Toolchain) CompileIKCUDA(dir, robot string) error {
 	args := tc.CUDAArgs(robot, []string{"-I", tc.path("kernels"), "-I", dir})
 	args = append(append(args, tc.cudartLink()...), tc.path(filepath.Join("xla_ffi", "ik_cuda.cu")))
 	return compileLibrary(command{tc.NVCC}, args, filepath.Join(dir, IKCUDALibrary))
+}
+
+// CUDARTCLibrary is the CUDA handler library of kernels compiled at run time (xla_ffi/ffi_cuda_rtc.cc): the
+// launch code and handlers of CUDALibrary, built by the host C++ compiler; NVRTC compiles the kernels that
+// metadata.json lists when an entry point is first called (python/grid_rbd/_rtc.py).
+const CUDARTCLibrary = "libgrid_rbd_cuda_rtc.so"
+
+// CompileCUDARTC compiles CUDARTCLibrary of the robot built in dir with the host C++ compiler against
+// tc.CUDARuntime, linked to its libcudart (found at run time through the library's run path): no nvcc and no
+// kernels, so it takes seconds where CUDALibrary takes minutes.
+func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
+	rt := tc.CUDARuntime
+	if !fileExists(filepath.Join(rt.Include, "cuda_runtime_api.h")) || !fileExists(rt.Library) {
+		return fmt.Errorf("%s needs the CUDA runtime's headers and library; got include %q and library %q "+
+			"(pip install nvidia-cuda-runtime==13.*, or a CUDA 13 toolkit)", CUDARTCLibrary, rt.Include, rt.Library)
+	}
+	libDir, err := filepath.Abs(filepath.Dir(rt.Library)) // the run path must hold wherever the library loads
+	if err != nil {
+		return err
+	}
+	args := []string{"-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
+		"-Wall", "-Wextra", define(robot), "-isystem", rt.Include, "-I", tc.path("xla_ffi")}
+	args = append(append(args, tc.includes(dir)...), tc.path(filepath.Join("xla_ffi", "ffi_cuda_rtc.cc")),
+		"-L", libDir, "-l:"+filepath.Base(rt.Library), "-Wl,-rpath,"+libDir, "-Wl,--no-undefined")
+	return compileLibrary(tc.cxx(), args, filepath.Join(dir, CUDARTCLibrary))
 }
 
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels

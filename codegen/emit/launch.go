@@ -61,6 +61,9 @@ func tierName(tier string) string {
 	return tier
 }
 
+// tierNumber returns a tier's value in grid/launch.cuh (TIER_SHARED 0, TIER_LITE 1, TIER_MINIMAL 2).
+func tierNumber(tier string) int { return slices.Index(Tiers, tierName(tier)) }
+
 // tierConstant returns the C++ constant of a tier name ("" is TIER_SHARED).
 func tierConstant(tier string) string { return "TIER_" + strings.ToUpper(tierName(tier)) }
 

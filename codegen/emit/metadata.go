@@ -2,6 +2,7 @@ package emit
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/grid-rbd/grid-rbd/codegen/model"
 )
@@ -69,6 +70,10 @@ type AlgorithmInfo struct {
 	// TierFloat and TierDouble are the resource tiers the XLA FFI handlers launch at (launch_cfg's TIER).
 	TierFloat  string `json:"tier_float"`
 	TierDouble string `json:"tier_double"`
+	// Kernels are the name expressions of the kernels its CUDA handler may launch (at the baked tiers and
+	// TIER_SHARED, and those of the entry points its launch calls), as NVRTC compiles them at run time for a
+	// library built with GRID_RTC_HOST (xla_ffi/ffi_cuda_rtc.cc).
+	Kernels []string `json:"kernels"`
 }
 
 // BufferInfo is one per-sample array.
@@ -153,6 +158,7 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 			return out
 		}
 		a.Inputs, a.Outputs = conv(e.inputs), conv(e.outputs)
+		a.Kernels = rtcKernels(e, entries, opt)
 		m.Algorithms = append(m.Algorithms, a)
 	}
 	out, err := json.MarshalIndent(m, "", "  ")
@@ -160,4 +166,42 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 		return nil, err
 	}
 	return append(out, '\n'), nil
+}
+
+// rtcKernels are the name expressions of the kernels e's launch code runs (ladder.go's launch functions, and
+// those of the entry points it calls), float and double, in a stable order without repeats.
+func rtcKernels(e *entry, entries []*entry, opt Options) []string {
+	byName := map[string]*entry{}
+	for _, x := range entries {
+		byName[x.name] = x
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	var visit func(x *entry)
+	visit = func(x *entry) {
+		for _, t := range []string{"float", "double"} {
+			if x.algorithm != "" {
+				if x.phasedThreadLaunch != nil {
+					add(fmt.Sprintf("grid::algorithms::%s_solve_kernel<grid::Robot, %s>", x.algorithm, t))
+				} else {
+					add(fmt.Sprintf("grid::%s_thread_kernel<%s>", x.name, t))
+				}
+			}
+			add(fmt.Sprintf("grid::%s_kernel<%s, 0>", x.name, t)) // TIER_SHARED: the handler's fallback
+			add(fmt.Sprintf("grid::%s_kernel<%s, %d>", x.name, t, tierNumber(opt.launchConfig(x, t).Tier)))
+		}
+		for _, n := range x.needs {
+			if dep, ok := byName[n]; ok {
+				visit(dep)
+			}
+		}
+	}
+	visit(e)
+	return out
 }

@@ -1,6 +1,7 @@
 package equiv
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,6 +81,65 @@ func TestCUDABuildIK(t *testing.T) {
 	compileUnitForSM90(t, smallFloatingRobot(t), true, true, filepath.Join("xla_ffi", "ik_cuda.cu"))
 }
 
+// TestRTCHostBuild compiles the CUDA handler library of kernels compiled at run time (xla_ffi/ffi_cuda_rtc.cc
+// with GRID_RTC_HOST: the launch code and the handlers by the host C++ compiler, the kernels left to NVRTC)
+// against the small floating-base robot's header, warnings as errors, and links it against libcudart with no
+// symbol left undefined. It must export every algorithm's CUDA handler and workspace query, and grid_rtc_load.
+func TestRTCHostBuild(t *testing.T) {
+	t.Parallel()
+	include, cudart := cudatools.Runtime(t)
+	ffi := cudatools.FFIInclude(t)
+	dir := generateRobot(t, smallFloatingRobot(t), true, false)
+	cxx := os.Getenv("CXX")
+	if cxx == "" {
+		cxx = "c++"
+	}
+	root := testrobots.RepoRoot()
+	lib := filepath.Join(dir, "libgrid_rbd_cuda_rtc.so")
+	cmd := exec.Command(cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror",
+		"-isystem", include, "-isystem", ffi, "-I", filepath.Join(root, "kernels"), "-I", filepath.Join(root, "xla_ffi"),
+		"-I", dir, filepath.Join(root, "xla_ffi", "ffi_cuda_rtc.cc"), "-o", lib,
+		"-L", filepath.Dir(cudart), "-l:"+filepath.Base(cudart), "-Wl,-rpath,"+filepath.Dir(cudart), "-Wl,--no-undefined")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s failed: %v\n%s", cxx, err, msg)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := emit.ParseMetadata(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := map[string]bool{}
+	for _, s := range syms {
+		if s.Section != elf.SHN_UNDEF {
+			exported[s.Name] = true
+		}
+	}
+	want := []string{"grid_rtc_load", "grid_rtc_error"}
+	for _, a := range md.Algorithms {
+		want = append(want, "grid_"+a.Name+"_cuda", "grid_"+a.Name+"_cuda_workspace_bytes")
+		if len(a.Kernels) == 0 {
+			t.Errorf("metadata.json lists no kernels for %s", a.Name)
+		}
+	}
+	for _, name := range want {
+		if !exported[name] {
+			t.Errorf("%s does not export %s", lib, name)
+		}
+	}
+}
+
 // compileUnitForSM90 generates the robot of urdfPath (a free-flyer base if floating; with its collision spheres
 // if withCollision) and compiles the source (relative to the repository root) against its header for sm_90
 // with nvcc, warnings as errors, the XLA FFI headers on the include path.
@@ -87,6 +147,20 @@ func compileUnitForSM90(t *testing.T, urdfPath string, floating, withCollision b
 	t.Helper()
 	nvcc := cudatools.NVCC(t)
 	ffi := cudatools.FFIInclude(t)
+	dir := generateRobot(t, urdfPath, floating, withCollision)
+	root := testrobots.RepoRoot()
+	cmd := exec.Command(nvcc, "-arch=sm_90", "-std=c++17", "-O1", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror",
+		"-DGRID_SEPARATE_ENTRIES", "-I", filepath.Join(root, "kernels"), "-I", dir, "-isystem", ffi,
+		"-c", filepath.Join(root, source), "-o", filepath.Join(dir, "unit.o"))
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvcc failed: %v\n%s", err, msg)
+	}
+}
+
+// generateRobot generates the robot of urdfPath (a free-flyer base if floating; with its collision spheres if
+// withCollision) into a temporary folder and returns it.
+func generateRobot(t *testing.T, urdfPath string, floating, withCollision bool) string {
+	t.Helper()
 	u, err := urdf.ParseFile(urdfPath)
 	if err != nil {
 		t.Fatal(err)
@@ -105,13 +179,7 @@ func compileUnitForSM90(t *testing.T, urdfPath string, floating, withCollision b
 	if _, err := build.Generate(r, dir, opt); err != nil {
 		t.Fatal(err)
 	}
-	root := testrobots.RepoRoot()
-	cmd := exec.Command(nvcc, "-arch=sm_90", "-std=c++17", "-O1", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror",
-		"-DGRID_SEPARATE_ENTRIES", "-I", filepath.Join(root, "kernels"), "-I", dir, "-isystem", ffi,
-		"-c", filepath.Join(root, source), "-o", filepath.Join(dir, "unit.o"))
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("nvcc failed: %v\n%s", err, msg)
-	}
+	return dir
 }
 
 // smallFloatingRobot writes a four-link tree (revolute, continuous and prismatic joints, two branches) and

@@ -54,3 +54,22 @@ func HasGPU() bool {
 	out, err := exec.Command("nvidia-smi", "-L").Output()
 	return err == nil && len(out) > 0
 }
+
+// Runtime returns the CUDA runtime's include folder (cuda_runtime_api.h) and its shared library (libcudart), for
+// host C++ code that calls the CUDA runtime without nvcc (GRID_RTC_HOST): those beside NVCC's compiler (a
+// toolkit's include and lib64, or the nvidia-cuda-runtime wheel's include and lib). Missing ones fail the test.
+func Runtime(t testing.TB) (include, library string) {
+	t.Helper()
+	root := filepath.Dir(filepath.Dir(NVCC(t)))
+	include = filepath.Join(root, "include")
+	if _, err := os.Stat(filepath.Join(include, "cuda_runtime_api.h")); err != nil {
+		t.Fatalf("no cuda_runtime_api.h in %s", include)
+	}
+	for _, dir := range []string{"lib64", "lib"} {
+		if m, _ := filepath.Glob(filepath.Join(root, dir, "libcudart.so*")); len(m) > 0 {
+			return include, m[0]
+		}
+	}
+	t.Fatalf("no libcudart.so in %s/lib64 or %s/lib", root, root)
+	return "", ""
+}

@@ -7,9 +7,15 @@
 #include <cstdint>
 #include <type_traits>
 
-// GRID_CUDA_HOST: nvcc compiling code that launches kernels through the CUDA runtime. NVRTC
-// (__CUDACC_RTC__) compiles device code only: the kernels, without the launch helpers and host wrappers.
-#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+// GRID_CUDA_HOST: code that launches kernels through the CUDA runtime. NVRTC (__CUDACC_RTC__) compiles device
+// code only: the kernels, without the launch helpers and host wrappers. The launch code compiles two ways:
+//   * nvcc, with the kernels in the same library (`kernel<<<...>>>`);
+//   * GRID_RTC_HOST: a host C++ compiler, for kernels NVRTC compiles at run time into a cubin that the
+//     library loads (grid::rtc below); no nvcc is needed, only the CUDA runtime's headers and library.
+#if defined(GRID_RTC_HOST)
+#include <cuda_runtime_api.h>
+#endif
+#if (defined(__CUDACC__) && !defined(__CUDACC_RTC__)) || defined(GRID_RTC_HOST)
 #define GRID_CUDA_HOST 1
 #endif
 
@@ -18,6 +24,12 @@
 #include <atomic>
 #include <memory>
 #include <vector>
+#endif
+#if defined(GRID_RTC_HOST)
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
 #endif
 
 // Robot constant tables: device memory under nvcc, ordinary constants on the host.
@@ -186,19 +198,38 @@ struct Status {
 #endif
 };
 
-#if defined(__CUDACC__)
-// Coalesced stores of the one-sample-per-thread kernels. Sample k's outputs lie at [k·S, (k + 1)·S), so the
-// 32 lanes of a warp (samples base .. base + 31) writing their element e at once touch 32 lines; through a
-// per-warp tile in shared memory the warp instead writes its samples' 32·S contiguous values in 128-byte
-// runs. Build with GRID_DIRECT_THREAD_STORES to have every thread store its own outputs (for comparison).
+// The per-warp tile of WarpStores (below), which the launch code sizes the dynamic shared memory by.
 template <typename T>
-struct WarpStores {
+struct WarpStoreTile {
     static constexpr int CHUNK = 128 / int(sizeof(T));  // values of one 128-byte run
     static constexpr int PITCH = CHUNK + 1;               // odd pitch: lanes filling the tile hit distinct banks
     static constexpr int TILE = 32 * PITCH;
 
     // Dynamic shared memory of a block of `threads` threads.
     static constexpr size_t smem_bytes(int threads) { return size_t((threads + 31) / 32) * TILE * sizeof(T); }
+};
+
+// Dynamic shared memory of a one-sample-per-thread kernel's block of `threads` threads.
+template <typename T>
+constexpr size_t thread_store_smem_bytes(int threads) {
+#if defined(GRID_DIRECT_THREAD_STORES)
+    (void)threads;
+    return 0;
+#else
+    return WarpStoreTile<T>::smem_bytes(threads);
+#endif
+}
+
+#if defined(__CUDACC__)
+// Coalesced stores of the one-sample-per-thread kernels. Sample k's outputs lie at [k·S, (k + 1)·S), so the
+// 32 lanes of a warp (samples base .. base + 31) writing their element e at once touch 32 lines; through a
+// per-warp tile in shared memory the warp instead writes its samples' 32·S contiguous values in 128-byte
+// runs. Build with GRID_DIRECT_THREAD_STORES to have every thread store its own outputs (for comparison).
+template <typename T>
+struct WarpStores : WarpStoreTile<T> {
+    using WarpStoreTile<T>::CHUNK;
+    using WarpStoreTile<T>::PITCH;
+    using WarpStoreTile<T>::TILE;
 
     T* tile;
     int lane, lanes;  // this thread's lane, and the threads its warp has (a block need not be a multiple of 32)
@@ -237,19 +268,9 @@ struct WarpStores {
     }
 };
 
-// Dynamic shared memory of a one-sample-per-thread kernel's block of `threads` threads.
-template <typename T>
-constexpr size_t thread_store_smem_bytes(int threads) {
-#if defined(GRID_DIRECT_THREAD_STORES)
-    (void)threads;
-    return 0;
-#else
-    return WarpStores<T>::smem_bytes(threads);
-#endif
-}
 #endif
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(GRID_CUDA_HOST)
 // Grid size cap for batched launches; blocks stride over the remaining samples.
 constexpr int MAX_GRID_BLOCKS = 1 << 20;
 
@@ -262,20 +283,20 @@ inline int launch_blocks(int num_samples, int samples_per_block) {
 
 #if defined(GRID_CUDA_HOST)
 
-// Raises kernel K's dynamic shared-memory limit to at least bytes on the current device when it needs more
-// than the default 48 KiB. The attribute is set once per device and size, not on every launch: launches
-// stay cheap and command-buffer friendly.
-template <auto K>
-inline cudaError_t set_smem_limit(size_t bytes) {
+// The devices whose launch settings are remembered per kernel (ordinals below it).
+constexpr int kMaxDevices = 64;
+
+// Raises kernel func's dynamic shared-memory limit to at least bytes on the current device when it needs more
+// than the default 48 KiB, remembering in raised (per device) what is already allowed: launches stay cheap and
+// command-buffer friendly.
+inline cudaError_t raise_smem_limit(std::atomic<size_t> (&raised)[kMaxDevices], const void* func, size_t bytes) {
     if (bytes <= 48 * 1024) return cudaSuccess;
-    constexpr int kMaxDevices = 64;
-    static std::atomic<size_t> raised[kMaxDevices];  // bytes already allowed, per device (zero-initialised)
     int device = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err != cudaSuccess) return err;
     const bool cached = device >= 0 && device < kMaxDevices;
     if (cached && raised[device].load(std::memory_order_relaxed) >= bytes) return cudaSuccess;
-    err = cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    err = cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
     if (err == cudaSuccess && cached) {
         size_t seen = raised[device].load(std::memory_order_relaxed);
         while (seen < bytes && !raised[device].compare_exchange_weak(seen, bytes)) {
@@ -283,6 +304,15 @@ inline cudaError_t set_smem_limit(size_t bytes) {
     }
     return err;
 }
+
+#if !defined(GRID_RTC_HOST)
+// raise_smem_limit for kernel K of this library, set once per device and size, not on every launch.
+template <auto K>
+inline cudaError_t set_smem_limit(size_t bytes) {
+    static std::atomic<size_t> raised[kMaxDevices];  // bytes already allowed, per device (zero-initialised)
+    return raise_smem_limit(raised, reinterpret_cast<const void*>(K), bytes);
+}
+#endif
 
 // L2 persisting of a spilled workspace, an opt-in build flag (GRID_CUDA_ENABLE_L2_PERSISTING=1; off by
 // default, as the persisting carve-out evicts other traffic): a launch at a tier that spills first marks its
@@ -347,6 +377,118 @@ class DeviceBuffers {
     std::vector<T*> ptrs_;
     cudaError_t err_ = cudaSuccess;
 };
+#endif
+
+#if defined(GRID_RTC_HOST)
+// Kernels compiled at run time. NVRTC compiles a robot's kernels into a cubin; the launch code's library loads
+// it (load, from the library's grid_rtc_load export) and finds each kernel by its C++ name expression, the
+// string NVRTC was given for it ("grid::aba_kernel<float, 0>"), which NVRTC maps to the mangled name.
+namespace rtc {
+
+template <typename T>
+constexpr const char* type_name() {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value, "float or double");
+    return std::is_same<T, float>::value ? "float" : "double";
+}
+
+// "kernel<T>" and "kernel<T, TIER>", as NVRTC name expressions.
+template <typename T>
+std::string instance(const char* kernel) {
+    return std::string(kernel) + "<" + type_name<T>() + ">";
+}
+template <typename T, int TIER>
+std::string instance(const char* kernel) {
+    return std::string(kernel) + "<" + type_name<T>() + ", " + std::to_string(TIER) + ">";
+}
+
+// "kernel<grid::Robot, T>": an algorithm kernel of the robot the generated header describes.
+template <typename T>
+std::string robot_instance(const char* kernel) {
+    return std::string(kernel) + "<grid::Robot, " + type_name<T>() + ">";
+}
+
+// Name expression → kernel handle, for every kernel loaded so far (cubins stay loaded for the process).
+class Registry {
+  public:
+    // Loads a cubin and binds its kernels: names[k] is a name expression, mangled[k] its symbol in the cubin.
+    cudaError_t load(const void* cubin, int count, const char* const* names, const char* const* mangled) {
+        cudaLibrary_t library = nullptr;
+        cudaError_t err = cudaLibraryLoadData(&library, cubin, nullptr, nullptr, 0, nullptr, nullptr, 0);
+        if (err != cudaSuccess) return err;
+        std::lock_guard<std::mutex> hold(lock_);
+        for (int k = 0; k < count && err == cudaSuccess; ++k) {
+            cudaKernel_t kernel = nullptr;
+            err = cudaLibraryGetKernel(&kernel, library, mangled[k]);
+            if (err == cudaSuccess) kernels_[names[k]] = kernel;
+        }
+        return err;
+    }
+    // The kernel of that name expression, or null when no loaded cubin has it.
+    cudaKernel_t find(const std::string& name) const {
+        std::lock_guard<std::mutex> hold(lock_);
+        const auto it = kernels_.find(name);
+        return it == kernels_.end() ? nullptr : it->second;
+    }
+
+  private:
+    mutable std::mutex lock_;
+    std::unordered_map<std::string, cudaKernel_t> kernels_;
+};
+
+inline Registry& registry() {
+    static Registry r;
+    return r;
+}
+
+// One kernel of the launch code, resolved from the registry on its first launch after the cubin holding it
+// was loaded; afterwards a launch costs what a launch through <<<...>>> does.
+class Kernel {
+  public:
+    explicit Kernel(std::string name) : name_(std::move(name)) {}
+    const std::string& name() const { return name_; }
+    // cudaErrorSymbolNotFound until a loaded cubin has it (grid_rbd compiles and loads the kernels of an entry
+    // point before its first call).
+    cudaError_t get(cudaKernel_t* out) {
+        cudaKernel_t k = kernel_.load(std::memory_order_acquire);
+        if (k == nullptr) {
+            k = registry().find(name_);
+            if (k == nullptr) return cudaErrorSymbolNotFound;
+            kernel_.store(k, std::memory_order_release);
+        }
+        *out = k;
+        return cudaSuccess;
+    }
+
+    std::atomic<size_t> raised[kMaxDevices] = {};  // its shared-memory limit per device (raise_smem_limit)
+
+  private:
+    std::string name_;
+    std::atomic<cudaKernel_t> kernel_{nullptr};
+};
+
+// As set_smem_limit<K>, for a kernel of a loaded cubin.
+inline cudaError_t set_smem_limit(Kernel& kernel, size_t bytes) {
+    if (bytes <= 48 * 1024) return cudaSuccess;
+    cudaKernel_t k = nullptr;
+    const cudaError_t err = kernel.get(&k);
+    return err != cudaSuccess ? err : raise_smem_limit(kernel.raised, reinterpret_cast<const void*>(k), bytes);
+}
+
+// Launches kernel with the arguments, each passed as the kernel declares its parameter (the generated launch
+// code passes its own parameters, declared as the kernel's: device pointers, int and Vec3<T>).
+template <typename... A>
+cudaError_t launch(Kernel& kernel, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, A... args) {
+    static_assert(((std::is_pointer<A>::value || std::is_same<A, int>::value || !std::is_arithmetic<A>::value) && ...),
+                  "kernel arguments are pointers, int or structs: other arithmetic types would need the kernel's "
+                  "exact parameter type");
+    cudaKernel_t k = nullptr;
+    const cudaError_t err = kernel.get(&k);
+    if (err != cudaSuccess) return err;
+    void* params[] = {static_cast<void*>(&args)..., nullptr};
+    return cudaLaunchKernel(reinterpret_cast<const void*>(k), grid, block, params, smem, stream);
+}
+
+}  // namespace rtc
 #endif
 
 }  // namespace grid
