@@ -21,6 +21,7 @@ from pathlib import Path
 __all__ = [
     "CPU_LIBRARY",
     "CUDA_LIBRARY",
+    "CUDA_RTC_LIBRARY",
     "ENV_VAR",
     "METADATA",
     "RobotNotBuiltError",
@@ -33,6 +34,8 @@ ENV_VAR = "GRID_RBD_PATH"
 METADATA = "metadata.json"
 CPU_LIBRARY = "libgrid_rbd_cpu.so"
 CUDA_LIBRARY = "libgrid_rbd_cuda.so"
+# The CUDA handlers of kernels NVRTC compiles at run time (xla_ffi/ffi_cuda_rtc.cc), built without nvcc.
+CUDA_RTC_LIBRARY = "libgrid_rbd_cuda_rtc.so"
 
 _BUILD_HINT = (
     "Build it from the grid-rbd repository with `go tool mage build <path/to/robot.urdf> [-floating]` "

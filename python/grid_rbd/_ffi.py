@@ -36,9 +36,10 @@ from pathlib import Path
 
 import jax
 
-from ._artifacts import CUDA_LIBRARY, METADATA, RobotNotBuiltError
+from ._artifacts import CUDA_LIBRARY, CUDA_RTC_LIBRARY, METADATA, RobotNotBuiltError
 from ._libraries import CPULibrary, LibrariesError, cpu_libraries
 from ._metadata import RobotMetadata, load_metadata
+from ._rtc import RuntimeKernels, gpu_arch
 
 __all__ = ["LoadedRobot", "load_robot", "loaded_robots"]
 
@@ -59,6 +60,8 @@ class LoadedRobot:
         register; ``None`` otherwise.
       deferred: the deferred CPU libraries of a run-time build, each registered on first use; ``None`` when
         there are none.
+      runtime_kernels: the kernels of a CUDA library built without nvcc (``libgrid_rbd_cuda_rtc.so``), compiled
+        by NVRTC on each entry point's first call; ``None`` for an nvcc-built library or without a GPU.
     """
 
     build_dir: Path
@@ -69,17 +72,22 @@ class LoadedRobot:
     cuda_error: str | None
     cuda_workspace: Mapping[str, Callable[[int, int], int]] = field(default_factory=dict)
     deferred: _DeferredLibraries | None = None
+    runtime_kernels: RuntimeKernels | None = None
 
     def target(self, algorithm: str) -> str:
-        """The FFI target name of one algorithm or fused rollout, its CPU handler registered: a deferred
-        library's is loaded (and compiled, if no process has yet) on the first call that needs it.
+        """The FFI target name of one algorithm or fused rollout, its handlers ready: a deferred CPU library's
+        is loaded (and compiled, if no process has yet) on the first call that needs it, and so are the
+        NVRTC-compiled kernels of a CUDA library built without nvcc.
 
         Raises:
           grid_rbd._runtime_build.BuildError: compiling a deferred library failed.
+          grid_rbd._nvrtc.NvrtcError: NVRTC is missing or could not compile the kernels.
           RobotNotBuiltError, RuntimeError, OSError: as for :func:`load_robot`, loading it.
         """
         if self.deferred is not None:
             self.deferred.load(algorithm)
+        if self.runtime_kernels is not None:
+            self.runtime_kernels.load(algorithm)
         return f"{self.target_prefix}.{algorithm}"
 
     def workspace_bytes(self, algorithm: str, samples: int, itemsize: int) -> int:
@@ -261,11 +269,18 @@ def load_robot(build_dir: Path) -> LoadedRobot:
         cuda = False
         cuda_error: str | None = None
         cuda_workspace: dict[str, Callable[[int, int], int]] = {}
+        runtime_kernels: RuntimeKernels | None = None
         cuda_path = key / CUDA_LIBRARY
+        # a library of kernels compiled at run time serves where no nvcc-built one is, and needs a GPU to load them
+        rtc = not cuda_path.is_file() and (key / CUDA_RTC_LIBRARY).is_file() and _gpu_backend_present()
+        if rtc:
+            cuda_path = key / CUDA_RTC_LIBRARY
         if cuda_path.is_file():
             try:
                 cuda_lib = _open(cuda_path)
-                cuda_handlers = _symbols(cuda_lib, cuda_path, algorithms + trajectories, "cuda")
+                # the fused rollouts' handlers are nvcc-built only (xla_ffi/trajectory_cuda.cu)
+                handled = algorithms if rtc else algorithms + trajectories
+                cuda_handlers = _symbols(cuda_lib, cuda_path, handled, "cuda")
                 queries = _symbols(cuda_lib, cuda_path, algorithms, "cuda_workspace_bytes")
                 for algo, fn in cuda_handlers.items():
                     jax.ffi.register_ffi_target(f"{prefix}.{algo}", _capsule(fn), platform="CUDA")
@@ -274,6 +289,9 @@ def load_robot(build_dir: Path) -> LoadedRobot:
                     query.argtypes = [ctypes.c_int64, ctypes.c_int32]  # type: ignore[attr-defined]
                     cuda_workspace[algo] = query  # type: ignore[assignment]
                 _libraries.append(cuda_lib)
+                if rtc:
+                    arch = gpu_arch(str(jax.devices("cuda")[0].compute_capability))
+                    runtime_kernels = RuntimeKernels(key, cuda_lib, metadata, arch)
                 cuda = True
             except Exception as exc:  # noqa: BLE001 - any failure leaves the CPU handlers usable
                 cuda_error = f"{type(exc).__name__}: {exc}"
@@ -294,6 +312,7 @@ def load_robot(build_dir: Path) -> LoadedRobot:
             cuda_error=cuda_error,
             cuda_workspace=cuda_workspace,
             deferred=_DeferredLibraries(key, prefix, later) if later else None,
+            runtime_kernels=runtime_kernels,
         )
         _loaded[key] = record
         return record

@@ -54,6 +54,9 @@ class AlgorithmInfo:
     frame: bool
     # takes an integrator number (0 semi-implicit Euler, 1 RK4)
     method: bool = False
+    # the name expressions of the kernels its CUDA handler launches, which NVRTC compiles for a library of
+    # kernels compiled at run time (libgrid_rbd_cuda_rtc.so); empty in builds that predate them
+    kernels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +179,7 @@ def _parse(raw: Any, source: str) -> RobotMetadata:
                 ),
                 gravity=bool(a.get("gravity", False)),
                 frame=bool(a.get("frame", False)),
+                kernels=tuple(str(k) for k in a.get("kernels", ())),
                 method=bool(a.get("method", False)),
             )
         joints = tuple(

@@ -9,7 +9,8 @@ to its mangled name in the cubin, which the CUDA driver API loads (``cuModuleLoa
 ``cuModuleGetFunction``).
 
 NVRTC comes from the ``nvidia-cuda-nvrtc`` wheel and libcu++ from ``nvidia-cuda-cccl`` (both CUDA 13), or from
-a CUDA toolkit on the library and include paths.
+a CUDA 13 toolkit: libnvrtc on the library path, libcu++ under ``$CUDA_HOME/include/cccl`` (``CUDA_PATH``, else
+``/usr/local/cuda``).
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ def _nvrtc() -> ctypes.CDLL:
 def include_dirs() -> list[Path]:
     """The include path of an NVRTC compilation: the standard-header map, the kernel headers, libcu++."""
     kernels = _sources() / "kernels"
-    cccl = _nvidia_dirs("cu13/include/cccl")
+    toolkit = Path(os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda") / "include/cccl"
+    cccl = _nvidia_dirs("cu13/include/cccl") + ([toolkit] if toolkit.is_dir() else [])
     if not cccl:
         raise NvrtcError(f"libcu++ (CCCL), which NVRTC compilations include, is not installed: {_INSTALL}")
     return [kernels / "nvrtc", kernels, cccl[0]]

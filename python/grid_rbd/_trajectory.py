@@ -41,8 +41,10 @@ _KERNELS = ("rollout", "rollout_tangent", "rollout_adjoint")
 
 
 def available(handle: JaxRobotHandle) -> bool:
-    """Whether the robot's build has the fused rollout kernels."""
-    return all(name in handle._robot.metadata.trajectories for name in _KERNELS)
+    """Whether the robot's build has the fused rollout kernels (a CUDA library of kernels compiled at run time
+    has none: with it on a GPU, rollouts run as a scan of single steps)."""
+    robot = handle._robot
+    return robot.runtime_kernels is None and all(name in robot.metadata.trajectories for name in _KERNELS)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -50,3 +50,63 @@ def test_errors_name_the_problem(tmp_path):
         _nvrtc.compile_kernels(build, ["grid::aba_thread_kernel<float>"], arch="90")
     with pytest.raises(_nvrtc.NvrtcError, match="holds no grid.cuh"):
         _nvrtc.compile_kernels(tmp_path, ["grid::aba_thread_kernel<float>"])
+
+
+class _FakeRTCLibrary:
+    """Stands in for libgrid_rbd_cuda_rtc.so on a machine without a GPU: records what grid_rtc_load is given."""
+
+    def __init__(self):
+        self.loaded: dict[str, str] = {}
+        outer = self
+
+        def grid_rtc_load(cubin, count, names, mangled):
+            assert cubin_arch(bytes(cubin)) == 90
+            for k in range(count):
+                outer.loaded[names[k].decode()] = mangled[k].decode()
+            return 0
+
+        self.grid_rtc_load = grid_rtc_load
+        self.grid_rtc_error = lambda code: b"error"
+
+
+def test_runtime_kernels_compile_what_the_metadata_lists_and_cache_it(tmp_path, monkeypatch):
+    import shutil
+
+    from grid_rbd import _rtc
+    from grid_rbd._metadata import load_metadata
+
+    build = tmp_path / "iiwa"
+    shutil.copytree(find_robot("iiwa"), build)
+    metadata = load_metadata(build / "metadata.json")
+    names = metadata.algorithms["frame_poses"].kernels
+    assert names and all(n.startswith("grid::frame_poses_") for n in names)
+
+    lib = _FakeRTCLibrary()
+    _rtc.RuntimeKernels(build, lib, metadata, "sm_90").load("frame_poses")
+    assert set(lib.loaded) == set(names)
+    cubins = list((build / _rtc.CACHE_DIR).glob("*.cubin"))
+    assert len(cubins) == 2  # float and double
+    for name, symbol in lib.loaded.items():
+        assert any(symbol.encode() in c.read_bytes() for c in cubins), (name, symbol)
+
+    # another process: the cubins come from the cache, NVRTC is not run
+    def no_nvrtc(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(_nvrtc, "compile_kernels", no_nvrtc)
+    again = _FakeRTCLibrary()
+    kernels = _rtc.RuntimeKernels(build, again, metadata, "sm_90")
+    kernels.load("frame_poses")
+    kernels.load("frame_poses")  # loaded once
+    assert again.loaded == lib.loaded
+    # a changed header is another cache key: it compiles anew
+    with open(build / "grid.cuh", "a") as f:
+        f.write("\n// changed\n")
+    with pytest.raises(AssertionError, match="compiled again"):
+        _rtc.RuntimeKernels(build, _FakeRTCLibrary(), metadata, "sm_90").load("frame_poses")
+
+
+def test_gpu_arch_names():
+    from grid_rbd._rtc import gpu_arch
+
+    assert gpu_arch("9.0") == "sm_90" and gpu_arch("12.0") == "sm_120" and gpu_arch("8.6") == "sm_86"
