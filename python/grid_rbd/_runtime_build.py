@@ -23,6 +23,12 @@ derivatives and the fused rollouts go into deferred libraries (``cpu_libraries.j
 ``$GRID_RBD_DEFER``, else ``"background"``) says when: ``"background"`` starts that process as soon as the
 build folder is in place, ``"first-use"`` leaves it to the first call that needs a deferred library, ``"no"``
 compiles them before the build returns. A call that needs one waits for it (:class:`grid_rbd._ffi.LoadedRobot`).
+
+On a machine with a GPU (or always, with ``$GRID_RBD_CUDA_RTC=yes``; never with ``no``) a build also compiles
+the CUDA handler library of kernels compiled at run time (``libgrid_rbd_cuda_rtc.so``, seconds: no nvcc and
+no kernels) against the CUDA runtime's headers and library: those of the ``nvidia-cuda-runtime`` wheel, else of
+the toolkit at ``$CUDA_HOME`` (``/usr/local/cuda``). Each entry point's kernels then compile with NVRTC on its
+first call (:mod:`grid_rbd._rtc`).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ._artifacts import CPU_LIBRARY, METADATA
+from ._artifacts import CPU_LIBRARY, CUDA_RTC_LIBRARY, METADATA
 from ._libraries import LibrariesError, listed_libraries
 
 __all__ = ["DEFER_MODES", "BuildError", "build_from_urdf", "cache_root", "compile_deferred", "deferred_build_started"]
@@ -138,6 +144,54 @@ def _jobs() -> list[str]:
     return []
 
 
+CUDA_RTC_ENV = "GRID_RBD_CUDA_RTC"
+CUDA_RTC_MODES = ("auto", "yes", "no")
+
+
+def _cuda_runtime() -> tuple[Path, Path] | None:
+    """The CUDA runtime's include folder and shared library: the nvidia-cuda-runtime wheel's, else a toolkit's."""
+    roots: list[Path] = []
+    try:
+        import nvidia  # the nvidia-cuda-* wheels' namespace package
+
+        roots += [Path(p) / "cu13" for p in nvidia.__path__]
+    except ImportError:
+        pass
+    roots.append(Path(os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"))
+    for root in roots:
+        if not (root / "include" / "cuda_runtime_api.h").is_file():
+            continue
+        for lib in ("lib", "lib64"):
+            found = sorted((root / lib).glob("libcudart.so.*"))
+            if found:
+                return root / "include", found[0]
+    return None
+
+
+def _cuda_rtc_flags() -> list[str]:
+    """grid-rbd-build's flags for the CUDA handler library of run-time kernels, or none (see the module)."""
+    mode = os.environ.get(CUDA_RTC_ENV) or CUDA_RTC_MODES[0]
+    if mode not in CUDA_RTC_MODES:
+        raise ValueError(f"${CUDA_RTC_ENV} must be one of {', '.join(map(repr, CUDA_RTC_MODES))}; got {mode!r}")
+    if mode == "no":
+        return []
+    if mode == "auto":
+        import jax
+
+        try:
+            if not jax.devices("cuda"):
+                return []
+        except RuntimeError:
+            return []
+    runtime = _cuda_runtime()
+    if runtime is None:
+        if mode == "yes":
+            raise BuildError(f"${CUDA_RTC_ENV}=yes, but the CUDA runtime's headers and library are not installed: "
+                             "pip install nvidia-cuda-runtime==13.* (or set CUDA_HOME to a CUDA 13 toolkit)")
+        return []  # a GPU without the runtime's headers: the CPU kernels only, as before
+    return ["-cuda-runtime-include", str(runtime[0]), "-cuda-runtime-library", str(runtime[1])]
+
+
 def _toolchain_flags() -> list[str]:
     return ["-src", str(_sources()), "-ffi-include", _ffi_include(), *_jobs()]
 
@@ -230,14 +284,17 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, rol
     path = Path(urdf)
     data = path.read_bytes()
     generator = _generator()
+    cuda = _cuda_rtc_flags()
     key = hashlib.sha256()
-    for part in (data, f"floating={floating} roll={roll}".encode(), __version__.encode(), generator.read_bytes()):
+    for part in (data, f"floating={floating} roll={roll} cuda_rtc={bool(cuda)}".encode(), __version__.encode(),
+                 generator.read_bytes()):
         key.update(hashlib.sha256(part).digest())
     stem = "".join(c if c.isalnum() or c in "_-" else "_" for c in path.stem) or "robot"
     slot = cache_root() / key.hexdigest()[:20]
     folder = slot / stem
-    if not ((folder / METADATA).is_file() and (folder / CPU_LIBRARY).is_file()):
-        _build(path, slot, folder, generator, floating, roll, quiet)
+    complete = [METADATA, CPU_LIBRARY, *([CUDA_RTC_LIBRARY] if cuda else [])]
+    if not all((folder / f).is_file() for f in complete):
+        _build(path, slot, folder, generator, floating, roll, quiet, cuda)
     if _deferred_missing(folder):
         if defer == "background":
             _start_deferred(folder)
@@ -246,15 +303,17 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, rol
     return folder
 
 
-def _build(path: Path, slot: Path, folder: Path, generator: Path, floating: bool, roll: str, quiet: bool) -> None:
-    """Generates the robot and compiles its core CPU library into folder, once for all processes."""
+def _build(path: Path, slot: Path, folder: Path, generator: Path, floating: bool, roll: str, quiet: bool,
+           cuda: list[str]) -> None:
+    """Generates the robot and compiles its core CPU library (and, with cuda's flags, its CUDA handler library
+    of run-time kernels) into folder, once for all processes."""
     slot.mkdir(parents=True, exist_ok=True)
     with _locked(slot / "build.lock"):
         if (folder / METADATA).is_file() and (folder / CPU_LIBRARY).is_file():
             return  # another process built it while this one waited
         work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=slot))
         try:
-            cmd = [str(generator), "-out", str(work), *_toolchain_flags(), f"-roll={roll}", "-defer"]
+            cmd = [str(generator), "-out", str(work), *_toolchain_flags(), f"-roll={roll}", "-defer", *cuda]
             if floating:
                 cmd.append("-floating")
             proc = subprocess.run([*cmd, str(path.resolve())], capture_output=True, text=True, check=False)

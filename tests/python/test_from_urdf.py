@@ -217,3 +217,29 @@ def test_racing_killed_and_background_builds(tmp_path, monkeypatch, capsys):
         assert time.monotonic() < deadline, "the background build did not finish"
         time.sleep(0.2)
     assert (folder / "deferred.log").is_file() and not _leftovers(folder)
+
+
+def test_a_build_for_the_gpu_adds_the_runtime_kernel_library(tmp_path, monkeypatch):
+    """With GRID_RBD_CUDA_RTC=yes (auto does so on a GPU machine) a build also compiles the CUDA handler library
+    of kernels compiled at run time, against the nvidia-cuda-runtime wheel's headers, in a folder of its own;
+    "no" and a machine without a GPU leave it out. The library loads without a GPU; launching waits for one."""
+    import ctypes
+
+    from grid_rbd import _runtime_build
+    from grid_rbd._artifacts import CUDA_RTC_LIBRARY
+
+    monkeypatch.setenv("GRID_RBD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GRID_RBD_DEFER", "first-use")
+    urdf = tmp_path / "two_links.urdf"
+    urdf.write_text(TWO_LINKS)
+    monkeypatch.setenv("GRID_RBD_CUDA_RTC", "yes")
+    with_cuda = _runtime_build.build_from_urdf(urdf)
+    assert (with_cuda / CUDA_RTC_LIBRARY).is_file()
+    lib = ctypes.CDLL(str(with_cuda / CUDA_RTC_LIBRARY))
+    assert lib.grid_rtc_load and lib.grid_aba_cuda and lib.grid_forward_dynamics_cuda
+    monkeypatch.setenv("GRID_RBD_CUDA_RTC", "no")
+    without = _runtime_build.build_from_urdf(urdf)
+    assert without != with_cuda and not (without / CUDA_RTC_LIBRARY).exists()
+    monkeypatch.setenv("GRID_RBD_CUDA_RTC", "sometimes")
+    with pytest.raises(ValueError, match="GRID_RBD_CUDA_RTC"):
+        _runtime_build.build_from_urdf(urdf)

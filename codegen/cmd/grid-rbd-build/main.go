@@ -3,14 +3,17 @@
 // does, for machines without Go: the Python package runs it for JaxRobotHandle.from_urdf and
 // `python -m grid_rbd build`.
 //
-//	grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=auto|always|never] [-cxx CXX] [-jobs N] [-defer] URDF
+//	grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=auto|always|never] [-cxx CXX] [-jobs N] [-defer]
+//	               [-cuda-runtime-include DIR -cuda-runtime-library FILE] URDF
 //	grid-rbd-build -finish DIR -src ROOT -ffi-include DIR [-cxx CXX] [-jobs N] [LIBRARY...]
 //
 // ROOT holds kernels/ and xla_ffi/; -ffi-include the folder with xla/ffi/api/ffi.h (jax.ffi.include_dir()).
 // With -defer, libgrid_rbd_cpu.so holds the entry points a first call needs and the others are left to
 // deferred libraries, listed in DIR/cpu_libraries.json (build.CompileCPUCore); -finish compiles a folder's
 // deferred libraries that are missing, the named ones or all, waiting for another process that compiles them
-// (build.CompileCPUDeferred).
+// (build.CompileCPUDeferred). With the CUDA runtime's include folder and shared library it also compiles the
+// CUDA handler library of kernels compiled at run time (build.CompileCUDARTC), whose kernels NVRTC compiles on
+// each entry point's first call.
 // Exit status 2: the URDF or the flags are invalid (the message names the element and line); 1: anything
 // else, such as a compiler error.
 package main
@@ -52,6 +55,8 @@ func run(args []string) error {
 	jobs := fs.Int("jobs", 0, "compilers run at once (default: the CPUs; 1 compiles one translation unit per library)")
 	deferred := fs.Bool("defer", false, "compile only the entry points a first call needs; -finish compiles the others")
 	finish := fs.String("finish", "", "compile the deferred libraries of this build folder (the named ones, or all)")
+	cudaInclude := fs.String("cuda-runtime-include", "", "the CUDA runtime's headers (cuda_runtime_api.h): also build "+build.CUDARTCLibrary)
+	cudaLibrary := fs.String("cuda-runtime-library", "", "the CUDA runtime's shared library (libcudart.so.13), with -cuda-runtime-include")
 	if err := fs.Parse(args); err != nil {
 		return inputError{err}
 	}
@@ -59,7 +64,11 @@ func run(args []string) error {
 		return inputError{errors.New("usage: grid-rbd-build -out DIR -src ROOT -ffi-include DIR [-floating] [-roll=MODE] [-defer] URDF\n" +
 			"       grid-rbd-build -finish DIR -src ROOT -ffi-include DIR [LIBRARY...]")}
 	}
+	if (*cudaInclude == "") != (*cudaLibrary == "") {
+		return inputError{errors.New("-cuda-runtime-include and -cuda-runtime-library go together")}
+	}
 	tc := build.Toolchain{CXX: *cxx, FFIInclude: *ffiInclude, Root: *src, Jobs: *jobs}
+	tc.CUDARuntime.Include, tc.CUDARuntime.Library = *cudaInclude, *cudaLibrary
 	if *finish != "" {
 		return tc.CompileCPUDeferred(*finish, fs.Args())
 	}
@@ -81,6 +90,11 @@ func run(args []string) error {
 	}
 	if err := compile(*out, r.Name); err != nil {
 		return err
+	}
+	if *cudaInclude != "" {
+		if err := tc.CompileCUDARTC(*out, r.Name); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("%s: built %s in %v\n", r.Name, *out, time.Since(start).Round(time.Millisecond))
 	return nil
