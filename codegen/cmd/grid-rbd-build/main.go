@@ -88,13 +88,17 @@ func run(args []string) error {
 	if *deferred {
 		compile = tc.CompileCPUCore
 	}
-	if err := compile(*out, r.Name); err != nil {
-		return err
-	}
-	if *cudaInclude != "" {
-		if err := tc.CompileCUDARTC(*out, r.Name); err != nil {
-			return err
+	// the CUDA handler library compiles beside the CPU library: a first call on the GPU waits for both
+	cudaDone := make(chan error, 1)
+	go func() {
+		if *cudaInclude == "" {
+			cudaDone <- nil
+			return
 		}
+		cudaDone <- tc.CompileCUDARTC(*out, r.Name)
+	}()
+	if err := errors.Join(compile(*out, r.Name), <-cudaDone); err != nil {
+		return err
 	}
 	fmt.Printf("%s: built %s in %v\n", r.Name, *out, time.Since(start).Round(time.Millisecond))
 	return nil
