@@ -28,7 +28,6 @@
 #if defined(GRID_RTC_HOST)
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #endif
 
