@@ -51,7 +51,7 @@ func emitForwardDynamicsGradient(g *gen) {
 			w.line("const size_t columns = size_t(num_samples) * %d;", 2*nv)
 			w.line("const unsigned blocks = unsigned(std::min<size_t>((columns + 255) / 256, MAX_GRID_BLOCKS));")
 			w.line("#if defined(GRID_RTC_HOST)")
-			w.line("static rtc::Kernel solve(rtc::robot_instance<T>(\"grid::algorithms::forward_dynamics_gradient_solve_kernel\"));")
+			w.line("static rtc::Kernel solve(rtc::robot_instance<T>(\"%s\"));", solveKernel("forward_dynamics_gradient"))
 			w.line("return rtc::launch(solve, dim3(blocks), dim3(256), 0, stream, d_dqdd_dq, d_dqdd_dqd, d_Minv, num_samples);")
 			w.line("#else")
 			w.line("algorithms::forward_dynamics_gradient_solve_kernel<Robot, T><<<blocks, 256, 0, stream>>>(d_dqdd_dq, d_dqdd_dqd, d_Minv, num_samples);")

@@ -505,7 +505,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 				}
 				args := strings.Join(append(append(dcall0, pcall...), "num_samples"), ", ")
 				w.line("#if defined(GRID_RTC_HOST)")
-				w.line("static rtc::Kernel kernel(rtc::instance<T>(\"grid::%s_thread_kernel\"));", e.name)
+				w.line("static rtc::Kernel kernel(rtc::instance<T>(\"%s\"));", e.threadKernel())
 				w.line("const cudaError_t err = rtc::set_smem_limit(kernel, thread_smem);")
 				w.line("if (err != cudaSuccess) return err;")
 				w.line("return rtc::launch(kernel, dim3(launch_blocks(num_samples, shape.samples_per_block)), dim3(unsigned(shape.samples_per_block)), thread_smem, stream, %s);", args)
@@ -521,7 +521,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		w.line("if (%s_DEVICE_WORKSPACE_BYTES<T, TIER>() > 0 && d_workspace == nullptr) return cudaErrorInvalidValue;", up)
 		w.line("const size_t smem = %s_LAUNCH_SMEM_BYTES<T, TIER>(shape);", up)
 		w.line("#if defined(GRID_RTC_HOST)")
-		w.line("static rtc::Kernel kernel(rtc::instance<T, TIER>(\"grid::%s_kernel\"));", e.name)
+		w.line("static rtc::Kernel kernel(rtc::instance<T, TIER>(\"%s\"));", e.groupKernel())
 		w.line("cudaError_t err = rtc::set_smem_limit(kernel, smem);")
 		w.line("#else")
 		w.line("cudaError_t err = set_smem_limit<%s_kernel<T, TIER>>(smem);", e.name)
@@ -545,7 +545,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.line("template <typename T>")
 	w.block(fmt.Sprintf("cudaError_t %s_configure()", e.name), func() {
 		w.line("#if defined(GRID_RTC_HOST)")
-		w.line("static rtc::Kernel kernel(rtc::instance<T, TIER_SHARED>(\"grid::%s_kernel\"));", e.name)
+		w.line("static rtc::Kernel kernel(rtc::instance<T, TIER_SHARED>(\"%s\"));", e.groupKernel())
 		w.line("return rtc::set_smem_limit(kernel, %s_DEVICE_SMEM_BYTES<T>());", up)
 		w.line("#else")
 		w.line("return set_smem_limit<%s_kernel<T>>(%s_DEVICE_SMEM_BYTES<T>());", e.name, up)

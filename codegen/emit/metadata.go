@@ -168,6 +168,14 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 	return append(out, '\n'), nil
 }
 
+// The qualified kernel names that a GRID_RTC_HOST build's launch code looks up (grid::rtc::instance adds the
+// template arguments) and metadata.json lists: one spelling for both.
+func (e *entry) groupKernel() string  { return "grid::" + e.name + "_kernel" }
+func (e *entry) threadKernel() string { return "grid::" + e.name + "_thread_kernel" }
+
+// solveKernel is the last-phase kernel of a phased thread launch of algorithm (algorithms/<name>.cuh).
+func solveKernel(algorithm string) string { return "grid::algorithms::" + algorithm + "_solve_kernel" }
+
 // rtcKernels are the name expressions of the kernels e's launch code runs (ladder.go's launch functions, and
 // those of the entry points it calls), float and double, in a stable order without repeats.
 func rtcKernels(e *entry, entries []*entry, opt Options) []string {
@@ -188,13 +196,13 @@ func rtcKernels(e *entry, entries []*entry, opt Options) []string {
 		for _, t := range []string{"float", "double"} {
 			if x.algorithm != "" {
 				if x.phasedThreadLaunch != nil {
-					add(fmt.Sprintf("grid::algorithms::%s_solve_kernel<grid::Robot, %s>", x.algorithm, t))
+					add(fmt.Sprintf("%s<grid::Robot, %s>", solveKernel(x.algorithm), t))
 				} else {
-					add(fmt.Sprintf("grid::%s_thread_kernel<%s>", x.name, t))
+					add(fmt.Sprintf("%s<%s>", x.threadKernel(), t))
 				}
 			}
-			add(fmt.Sprintf("grid::%s_kernel<%s, 0>", x.name, t)) // TIER_SHARED: the handler's fallback
-			add(fmt.Sprintf("grid::%s_kernel<%s, %d>", x.name, t, tierNumber(opt.launchConfig(x, t).Tier)))
+			add(fmt.Sprintf("%s<%s, 0>", x.groupKernel(), t)) // TIER_SHARED: the handler's fallback
+			add(fmt.Sprintf("%s<%s, %d>", x.groupKernel(), t, tierNumber(opt.launchConfig(x, t).Tier)))
 		}
 		for _, n := range x.needs {
 			if dep, ok := byName[n]; ok {
