@@ -10,6 +10,7 @@ import (
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
+	"github.com/grid-rbd/grid-rbd/internal/cudatools"
 )
 
 // RTC compiles the CUDA handler library of kernels compiled at run time (libgrid_rbd_cuda_rtc.so,
@@ -52,13 +53,8 @@ func cudaRuntime() (include, library string, err error) {
 	wheels, _ := filepath.Glob(filepath.Join(venvDir, "lib", "python3*", "site-packages", "nvidia", "cu13"))
 	roots = append(roots, wheels...)
 	for _, root := range roots {
-		if !fileExists(filepath.Join(root, "include", "cuda_runtime_api.h")) {
-			continue
-		}
-		for _, lib := range []string{"lib64", "lib"} {
-			if m, _ := filepath.Glob(filepath.Join(root, lib, "libcudart.so*")); len(m) > 0 {
-				return filepath.Join(root, "include"), m[0], nil
-			}
+		if include, library, ok := cudatools.RuntimeIn(root); ok {
+			return include, library, nil
 		}
 	}
 	return "", "", errors.New("rtc: no CUDA runtime (cuda_runtime_api.h and libcudart.so): set GRID_CUDA_RUNTIME, " +

@@ -1,4 +1,5 @@
-// Package cudatools finds the CUDA toolchain for tests that compile CUDA code.
+// Package cudatools finds the CUDA toolchain for tests that compile CUDA code (and, RuntimeIn, for the
+// builds that compile against the CUDA runtime without nvcc).
 package cudatools
 
 import (
@@ -61,15 +62,25 @@ func HasGPU() bool {
 func Runtime(t testing.TB) (include, library string) {
 	t.Helper()
 	root := filepath.Dir(filepath.Dir(NVCC(t)))
+	include, library, ok := RuntimeIn(root)
+	if !ok {
+		t.Fatalf("no include/cuda_runtime_api.h with lib64/ or lib/libcudart.so* under %s", root)
+	}
+	return include, library
+}
+
+// RuntimeIn returns the CUDA runtime's include folder and shared library under root (a toolkit, or the
+// nvidia-cuda-runtime wheel's cu13 folder): root/include/cuda_runtime_api.h and root/lib64 or root/lib's
+// libcudart.so*; ok is false where either is missing.
+func RuntimeIn(root string) (include, library string, ok bool) {
 	include = filepath.Join(root, "include")
 	if _, err := os.Stat(filepath.Join(include, "cuda_runtime_api.h")); err != nil {
-		t.Fatalf("no cuda_runtime_api.h in %s", include)
+		return "", "", false
 	}
 	for _, dir := range []string{"lib64", "lib"} {
 		if m, _ := filepath.Glob(filepath.Join(root, dir, "libcudart.so*")); len(m) > 0 {
-			return include, m[0]
+			return include, m[0], true
 		}
 	}
-	t.Fatalf("no libcudart.so in %s/lib64 or %s/lib", root, root)
-	return "", ""
+	return "", "", false
 }
