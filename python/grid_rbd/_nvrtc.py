@@ -97,15 +97,10 @@ def _nvrtc() -> ctypes.CDLL:
         return lib
 
 
-def toolkit_root() -> Path:
-    """The CUDA toolkit's folder: ``$CUDA_HOME``, ``$CUDA_PATH`` or ``/usr/local/cuda`` (it may not exist)."""
-    return Path(os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda")
-
-
 def include_dirs() -> list[Path]:
     """The include path of an NVRTC compilation: the standard-header map, the kernel headers, libcu++."""
     kernels = _sources() / "kernels"
-    toolkit = toolkit_root() / "include/cccl"
+    toolkit = Path(os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda") / "include/cccl"
     cccl = _nvidia_dirs("cu13/include/cccl") + ([toolkit] if toolkit.is_dir() else [])
     if not cccl:
         raise NvrtcError(f"libcu++ (CCCL), which NVRTC compilations include, is not installed: {_INSTALL}")

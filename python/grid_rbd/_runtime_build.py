@@ -150,9 +150,15 @@ CUDA_RTC_MODES = ("auto", "yes", "no")
 
 def _cuda_runtime() -> tuple[Path, Path] | None:
     """The CUDA runtime's include folder and shared library: the nvidia-cuda-runtime wheel's, else a toolkit's."""
-    from ._nvrtc import _nvidia_dirs, toolkit_root  # _nvrtc imports this module
+    roots: list[Path] = []
+    try:
+        import nvidia  # the nvidia-cuda-* wheels' namespace package
 
-    for root in [*_nvidia_dirs("cu13"), toolkit_root()]:
+        roots += [Path(p) / "cu13" for p in nvidia.__path__]
+    except ImportError:
+        pass
+    roots.append(Path(os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"))
+    for root in roots:
         if not (root / "include" / "cuda_runtime_api.h").is_file():
             continue
         for lib in ("lib", "lib64"):
