@@ -57,6 +57,6 @@ func cudaRuntime() (include, library string, err error) {
 			return include, library, nil
 		}
 	}
-	return "", "", errors.New("rtc: no CUDA runtime (cuda_runtime_api.h and libcudart.so): set GRID_CUDA_RUNTIME, " +
+	return "", "", errors.New("rtc: no CUDA runtime (include/cuda_runtime_api.h, include/crt/host_defines.h and libcudart.so): set GRID_CUDA_RUNTIME, " +
 		"put nvcc on PATH, or run `go tool mage venv` (installs the nvidia-cuda-runtime wheel)")
 }

@@ -39,9 +39,24 @@ type Toolchain struct {
 	// library; the others' handlers return an error. A large robot's derivative kernels take the compiler
 	// many minutes, which a build for one job need not spend.
 	CUDAEntries []string
-	// CUDARuntime, for CompileCUDARTC, is the CUDA runtime's include folder (cuda_runtime_api.h) and its shared
-	// library (libcudart.so.13), from a toolkit or the nvidia-cuda-runtime wheel.
+	// CUDARuntime, for CompileCUDARTC, is the CUDA runtime's include folder (CUDARuntimeHeaders) and its shared
+	// library (libcudart.so.13), from a toolkit or the nvidia-cuda-runtime and nvidia-cuda-crt wheels.
 	CUDARuntime struct{ Include, Library string }
+}
+
+// CUDARuntimeHeaders are the headers, relative to the CUDA runtime's include folder, that a host compilation
+// against the runtime needs: the API and the compiler-support headers it includes (since CUDA 13 in the
+// nvidia-cuda-crt wheel, so a folder may have the first without the second).
+var CUDARuntimeHeaders = []string{"cuda_runtime_api.h", "crt/host_defines.h"}
+
+// HasCUDARuntimeHeaders reports whether include holds every file of CUDARuntimeHeaders.
+func HasCUDARuntimeHeaders(include string) bool {
+	for _, h := range CUDARuntimeHeaders {
+		if !fileExists(filepath.Join(include, h)) {
+			return false
+		}
+	}
+	return true
 }
 
 // cudaGencode lists the GPU targets of the CUDA library: machine code for Ampere (sm_80) and Hopper (sm_90),
@@ -359,9 +374,10 @@ const CUDARTCLibrary = "libgrid_rbd_cuda_rtc.so"
 // kernels, so it takes seconds where CUDALibrary takes minutes.
 func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 	rt := tc.CUDARuntime
-	if !fileExists(filepath.Join(rt.Include, "cuda_runtime_api.h")) || !fileExists(rt.Library) {
-		return fmt.Errorf("%s needs the CUDA runtime's headers and library; got include %q and library %q "+
-			"(pip install nvidia-cuda-runtime==13.*, or a CUDA 13 toolkit)", CUDARTCLibrary, rt.Include, rt.Library)
+	if !HasCUDARuntimeHeaders(rt.Include) || !fileExists(rt.Library) {
+		return fmt.Errorf("%s needs the CUDA runtime's headers (%s) and library; got include %q and library %q "+
+			"(pip install nvidia-cuda-runtime==13.* nvidia-cuda-crt==13.*, or a CUDA 13 toolkit)", CUDARTCLibrary,
+			strings.Join(CUDARuntimeHeaders, ", "), rt.Include, rt.Library)
 	}
 	libDir, err := filepath.Abs(filepath.Dir(rt.Library)) // the run path must hold wherever the library loads
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/grid-rbd/grid-rbd/codegen/build"
 )
 
 // repoRoot is the checkout's root directory.
@@ -56,7 +58,7 @@ func HasGPU() bool {
 	return err == nil && len(out) > 0
 }
 
-// Runtime returns the CUDA runtime's include folder (cuda_runtime_api.h) and its shared library (libcudart), for
+// Runtime returns the CUDA runtime's include folder (build.CUDARuntimeHeaders) and its shared library (libcudart), for
 // host C++ code that calls the CUDA runtime without nvcc (GRID_RTC_HOST): those beside NVCC's compiler (a
 // toolkit's include and lib64, or the nvidia-cuda-runtime wheel's include and lib). Missing ones fail the test.
 func Runtime(t testing.TB) (include, library string) {
@@ -64,17 +66,17 @@ func Runtime(t testing.TB) (include, library string) {
 	root := filepath.Dir(filepath.Dir(NVCC(t)))
 	include, library, ok := RuntimeIn(root)
 	if !ok {
-		t.Fatalf("no include/cuda_runtime_api.h with lib64/ or lib/libcudart.so* under %s", root)
+		t.Fatalf("no include/ with %v and lib64/ or lib/libcudart.so* under %s", build.CUDARuntimeHeaders, root)
 	}
 	return include, library
 }
 
 // RuntimeIn returns the CUDA runtime's include folder and shared library under root (a toolkit, or the
-// nvidia-cuda-runtime wheel's cu13 folder): root/include/cuda_runtime_api.h and root/lib64 or root/lib's
-// libcudart.so*; ok is false where either is missing.
+// nvidia-cuda-runtime wheel's cu13 folder): root/include with build.CUDARuntimeHeaders and root/lib64 or
+// root/lib's libcudart.so*; ok is false where either is missing.
 func RuntimeIn(root string) (include, library string, ok bool) {
 	include = filepath.Join(root, "include")
-	if _, err := os.Stat(filepath.Join(include, "cuda_runtime_api.h")); err != nil {
+	if !build.HasCUDARuntimeHeaders(include) {
 		return "", "", false
 	}
 	for _, dir := range []string{"lib64", "lib"} {

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._cuda_paths import nvidia_dirs, toolkit_root
 from ._runtime_build import _sources
 
 __all__ = ["CompiledKernels", "NvrtcError", "compile_kernels", "include_dirs"]
@@ -50,15 +51,6 @@ class CompiledKernels:
     log: str
 
 
-def _nvidia_dirs(relative: str) -> list[Path]:
-    """Folders `relative` under the installed nvidia-* wheels' namespace package."""
-    try:
-        import nvidia  # the nvidia-cuda-* wheels' namespace package
-    except ImportError:
-        return []
-    return [Path(p) / relative for p in nvidia.__path__ if (Path(p) / relative).is_dir()]
-
-
 _lock = threading.Lock()
 _library: ctypes.CDLL | None = None
 
@@ -70,7 +62,7 @@ def _nvrtc() -> ctypes.CDLL:
     with _lock:
         if _library is not None:
             return _library
-        for lib_dir in _nvidia_dirs("cu13/lib"):
+        for lib_dir in nvidia_dirs("cu13/lib"):
             if (lib_dir / NVRTC_SONAME).is_file():
                 if (lib_dir / NVRTC_BUILTINS).is_file():
                     ctypes.CDLL(str(lib_dir / NVRTC_BUILTINS), mode=os.RTLD_GLOBAL)
@@ -100,8 +92,8 @@ def _nvrtc() -> ctypes.CDLL:
 def include_dirs() -> list[Path]:
     """The include path of an NVRTC compilation: the standard-header map, the kernel headers, libcu++."""
     kernels = _sources() / "kernels"
-    toolkit = Path(os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda") / "include/cccl"
-    cccl = _nvidia_dirs("cu13/include/cccl") + ([toolkit] if toolkit.is_dir() else [])
+    toolkit = toolkit_root() / "include/cccl"
+    cccl = nvidia_dirs("cu13/include/cccl") + ([toolkit] if toolkit.is_dir() else [])
     if not cccl:
         raise NvrtcError(f"libcu++ (CCCL), which NVRTC compilations include, is not installed: {_INSTALL}")
     return [kernels / "nvrtc", kernels, cccl[0]]

@@ -3,9 +3,10 @@
 
 The library holds the launch code and the XLA FFI handlers; ``metadata.json`` lists, per entry point, the
 name expressions of the kernels its handler launches. Before JAX lowers the first call of an entry point,
-:meth:`RuntimeKernels.load` compiles those kernels for the GPU's architecture (the float and the double ones
-side by side), keeps the cubin in the build folder (``nvrtc/``, keyed by the architecture, the kernels and the
-sources they are compiled from) so that later processes only load it, and hands it to the library
+:meth:`RuntimeKernels.load` compiles those kernels for the GPU's architecture (one NVRTC program per kernel, as
+many side by side as there are CPUs: a program's own parsing costs little next to its kernel's code
+generation), keeps each cubin in the build folder (``nvrtc/``, keyed by the architecture, the kernel and the
+sources it is compiled from) so that later processes and other entry points launching it only load it, and hands it to the library
 (``grid_rtc_load``), whose launches then find the kernels by name.
 """
 
@@ -85,10 +86,8 @@ class RuntimeKernels:
                 raise RuntimeError(f"{self._build_dir / 'metadata.json'} lists no kernels for {algorithm}: the build "
                                    "predates kernels compiled at run time; rebuild the robot")
             missing = [k for k in info.kernels if k not in self._loaded]
-            # one NVRTC program per precision, compiled side by side
-            groups = [g for g in ([k for k in missing if _precision(k) == p] for p in ("float", "double")) if g]
-            if groups:
-                self._load_groups(algorithm, groups)
+            if missing:
+                self._load_groups(algorithm, [[k] for k in missing])
             self._ready.add(algorithm)
 
     def _load_groups(self, algorithm: str, groups: list[list[str]]) -> None:
@@ -101,7 +100,7 @@ class RuntimeKernels:
             print(f"grid_rbd: compiling {what} with NVRTC (first use)...", end="", file=sys.stderr, flush=True)
             start = time.perf_counter()
             try:
-                with ThreadPoolExecutor(len(todo)) as pool:
+                with ThreadPoolExecutor(min(len(todo), os.cpu_count() or 1)) as pool:
                     compiled = dict(zip(map(tuple, todo), pool.map(self._compile, todo)))
             finally:
                 print(f" {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
@@ -140,9 +139,3 @@ class RuntimeKernels:
         except OSError:
             pass
         return result.cubin, result.mangled
-
-
-def _precision(name: str) -> str:
-    """The scalar type of a kernel's name expression (``grid::aba_kernel<float, 0>`` → ``float``)."""
-    args = name[name.index("<") + 1:name.rindex(">")]
-    return "double" if "double" in args.split(", ") else "float"

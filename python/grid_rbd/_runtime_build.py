@@ -26,8 +26,8 @@ compiles them before the build returns. A call that needs one waits for it (:cla
 
 On a machine with a GPU (or always, with ``$GRID_RBD_CUDA_RTC=yes``; never with ``no``) a build also compiles
 the CUDA handler library of kernels compiled at run time (``libgrid_rbd_cuda_rtc.so``, seconds: no nvcc and
-no kernels) against the CUDA runtime's headers and library: those of the ``nvidia-cuda-runtime`` wheel, else of
-the toolkit at ``$CUDA_HOME`` (``/usr/local/cuda``). Each entry point's kernels then compile with NVRTC on its
+no kernels) against the CUDA runtime's headers and library (:func:`grid_rbd._cuda_paths.cuda_runtime`: the
+``nvidia-cuda-runtime`` and ``nvidia-cuda-crt`` wheels, else the toolkit at ``$CUDA_HOME``, ``/usr/local/cuda``). Each entry point's kernels then compile with NVRTC on its
 first call (:mod:`grid_rbd._rtc`).
 """
 
@@ -41,9 +41,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from pathlib import Path
 
 from ._artifacts import CPU_LIBRARY, CUDA_RTC_LIBRARY, METADATA
+from ._cuda_paths import cuda_runtime
 from ._libraries import LibrariesError, listed_libraries
 
 __all__ = ["DEFER_MODES", "BuildError", "build_from_urdf", "cache_root", "compile_deferred", "deferred_build_started"]
@@ -148,26 +150,6 @@ CUDA_RTC_ENV = "GRID_RBD_CUDA_RTC"
 CUDA_RTC_MODES = ("auto", "yes", "no")
 
 
-def _cuda_runtime() -> tuple[Path, Path] | None:
-    """The CUDA runtime's include folder and shared library: the nvidia-cuda-runtime wheel's, else a toolkit's."""
-    roots: list[Path] = []
-    try:
-        import nvidia  # the nvidia-cuda-* wheels' namespace package
-
-        roots += [Path(p) / "cu13" for p in nvidia.__path__]
-    except ImportError:
-        pass
-    roots.append(Path(os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"))
-    for root in roots:
-        if not (root / "include" / "cuda_runtime_api.h").is_file():
-            continue
-        for lib in ("lib", "lib64"):
-            found = sorted((root / lib).glob("libcudart.so.*"))
-            if found:
-                return root / "include", found[0]
-    return None
-
-
 def _cuda_rtc_flags() -> list[str]:
     """grid-rbd-build's flags for the CUDA handler library of run-time kernels, or none (see the module)."""
     mode = os.environ.get(CUDA_RTC_ENV) or CUDA_RTC_MODES[0]
@@ -183,12 +165,15 @@ def _cuda_rtc_flags() -> list[str]:
                 return []
         except RuntimeError:
             return []
-    runtime = _cuda_runtime()
+    runtime = cuda_runtime()
     if runtime is None:
+        missing = ("the CUDA runtime's headers and library are not installed: pip install 'grid-rbd[cuda]' "
+                   "(or set CUDA_HOME to a CUDA 13 toolkit)")
         if mode == "yes":
-            raise BuildError(f"${CUDA_RTC_ENV}=yes, but the CUDA runtime's headers and library are not installed: "
-                             "pip install nvidia-cuda-runtime==13.* (or set CUDA_HOME to a CUDA 13 toolkit)")
-        return []  # a GPU without the runtime's headers: the CPU kernels only, as before
+            raise BuildError(f"${CUDA_RTC_ENV}=yes, but {missing}")
+        warnings.warn(f"this robot's kernels will run on the CPU only although JAX sees a GPU: {missing}; "
+                      f"${CUDA_RTC_ENV}=no silences this", RuntimeWarning, stacklevel=4)
+        return []
     return ["-cuda-runtime-include", str(runtime[0]), "-cuda-runtime-library", str(runtime[1])]
 
 

@@ -13,8 +13,8 @@ captured with its neighbours. Every entry point is therefore compiled twice: wit
 threshold at 1 (``compile(compiler_options=...)``), which shows whether the handler itself is capturable
 (``kCmdBufferCompatible``) and what a captured call costs. For each it prints whether the custom call runs
 inside a command buffer (read from the thunk sequence XLA dumps after its thunk passes), the median time of a
-synchronised batch-1 call next to jitted ``x + 1`` on 7 floats (the dispatch floor), and the executable's
-top-level thunks. Exits non-zero when a custom call stays outside command buffers with the threshold at 1.
+synchronised batch-1 call and of jitted ``x + 1`` on 7 floats (the dispatch floor) timed alternately, so that
+both see the same state of the host, and the executable's top-level thunks. Exits non-zero when a custom call stays outside command buffers with the threshold at 1.
 Which command types XLA may capture is ``XLA_FLAGS=--xla_gpu_enable_command_buffer=...`` (custom calls are
 ``+CUSTOM_CALL``).
 """
@@ -38,16 +38,19 @@ from grid_rbd.jax import JaxRobotHandle
 REPS = 300
 
 
-def median_call_us(call: Callable, *args) -> float:
-    """Median microseconds of a synchronised call of the compiled call, after warming up."""
+def median_calls_us(*calls: tuple[Callable, tuple]) -> list[float]:
+    """Median microseconds of a synchronised call of each compiled call with its arguments, after warming up;
+    the calls take turns, so that a change of the host's speed during the run affects all alike."""
     for _ in range(20):
-        jax.block_until_ready(call(*args))
-    times = []
+        for call, args in calls:
+            jax.block_until_ready(call(*args))
+    times: list[list[float]] = [[] for _ in calls]
     for _ in range(REPS):
-        start = time.perf_counter()
-        jax.block_until_ready(call(*args))
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
+        for (call, args), out in zip(calls, times):
+            start = time.perf_counter()
+            jax.block_until_ready(call(*args))
+            out.append(time.perf_counter() - start)
+    return [statistics.median(t) * 1e6 for t in times]
 
 
 def compiled(f: Callable, args: tuple, options: dict[str, int] | None) -> tuple[Callable, list[str] | None]:
@@ -61,6 +64,8 @@ def compiled(f: Callable, args: tuple, options: dict[str, int] | None) -> tuple[
         call = jax.jit(f).lower(*args).compile({**(options or {}), "xla_dump_to": dump})
         sequences = sorted(Path(dump).glob("*thunk_sequence_after_thunk_passes.txt"))
         if not sequences:
+            dumped = sorted(p.name for p in Path(dump).iterdir() if "thunk" in p.name)
+            print(f"  (no thunk sequence after the thunk passes among XLA's dump; thunk files: {dumped or 'none'})")
             return call, None
         top = re.findall(r"^\d+: (k\w+)", sequences[-1].read_text(), flags=re.MULTILINE)
     return call, top
@@ -79,10 +84,11 @@ VARIANTS = {"defaults": None, "min graph size 1": {"xla_gpu_graph_min_graph_size
 
 def main(robot_dirs: list[str]) -> int:
     x = jnp.zeros((1, 7), jnp.float32)
-    floor = median_call_us(compiled(lambda x: x + 1, (x,), None)[0], x)
-    print(f"jax {jax.__version__}, {jax.devices()[0].device_kind}; dispatch floor (jitted x + 1): {floor:.1f} us")
+    floor_call = (compiled(lambda x: x + 1, (x,), None)[0], (x,))
+    print(f"jax {jax.__version__}, {jax.devices()[0].device_kind}; the floor is jitted x + 1, timed in turn with "
+          "each call")
     print(f"{'robot':<10} {'entry point':<30} {'XLA options':<18} {'command buffer':<15} {'batch-1 call':>12} "
-          f"{'over floor':>11}")
+          f"{'floor':>9} {'over floor':>11}")
     failed = 0
     for path in robot_dirs:
         robot = JaxRobotHandle(path)
@@ -99,11 +105,11 @@ def main(robot_dirs: list[str]) -> int:
             for variant, options in VARIANTS.items():
                 call, kinds = compiled(f, tuple(args), options)
                 wrapped = in_command_buffer(kinds)
-                us = median_call_us(call, *args)
+                us, floor = median_calls_us((call, tuple(args)), floor_call)
                 failed += options is not None and wrapped is not True
                 state = {True: "yes", False: "no", None: "unknown"}[wrapped]
-                print(f"{robot.name:<10} {name:<30} {variant:<18} {state:<15} {us:>9.1f} us {us - floor:>8.1f} us"
-                      f"  {' '.join(kinds or [])}")
+                print(f"{robot.name:<10} {name:<30} {variant:<18} {state:<15} {us:>9.1f} us {floor:>6.1f} us "
+                      f"{us - floor:>8.1f} us  {' '.join(kinds or [])}")
     return 1 if failed else 0
 
 

@@ -5,7 +5,7 @@ Run on a GPU machine, from the repository root, with the generator reachable (``
 ``grid-rbd-build``, ``CGO_ENABLED=0 go build ./codegen/cmd/grid-rbd-build``), a C++ compiler, the CUDA 13
 runtime and NVRTC (``pip install grid-rbd[cuda]``'s wheels or a toolkit)::
 
-    PYTHONPATH=python python tests/gpu/first_use.py URDF [--floating]
+    PYTHONPATH=python python tests/gpu/first_use.py URDF [--floating] [--roll=auto|always|never]
 
 Each run starts from an empty cache (a temporary ``GRID_RBD_CACHE``) and prints the seconds from
 ``from_urdf`` to the first float32 ``forward_dynamics`` result on the GPU, the split between the build and
@@ -26,7 +26,7 @@ start = time.perf_counter()
 import jax, jax.numpy as jnp
 from grid_rbd.jax import JaxRobotHandle
 imported = time.perf_counter()
-robot = JaxRobotHandle.from_urdf(sys.argv[1], floating=sys.argv[2] == "1")
+robot = JaxRobotHandle.from_urdf(sys.argv[1], floating=sys.argv[2] == "1", roll=sys.argv[3])
 built = time.perf_counter()
 q = robot.random_configuration(jax.random.key(0), shape=(1,), dtype=jnp.float32)
 z = jnp.zeros((1, robot.nv), jnp.float32)
@@ -46,14 +46,15 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     urdf, floating = argv[0], "--floating" in argv[1:]
+    roll = next((a.split("=", 1)[1] for a in argv[1:] if a.startswith("--roll=")), "auto")
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, GRID_RBD_CACHE=cache, GRID_RBD_DEFER="first-use")
         for label in ("empty cache", "second process"):
             start = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-c", CHILD, urdf, "1" if floating else "0"], env=env,
+            proc = subprocess.run([sys.executable, "-c", CHILD, urdf, "1" if floating else "0", roll], env=env,
                                   capture_output=True, text=True, check=False)
             notes = " | ".join(line for line in proc.stderr.splitlines() if line.startswith("grid_rbd:"))
-            print(f"{os.path.basename(urdf)} ({label}): {proc.stdout.strip() or proc.stderr.strip()[-3000:]} "
+            print(f"{os.path.basename(urdf)} (roll={roll}, {label}): {proc.stdout.strip() or proc.stderr.strip()[-3000:]} "
                   f"[process {time.perf_counter() - start:.1f} s] {notes}", flush=True)
             if proc.returncode != 0:
                 return 1

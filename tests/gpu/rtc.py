@@ -40,6 +40,12 @@ def calls(robot: JaxRobotHandle, q, v, a):
     }
 
 
+def relative_difference(got, want) -> float:
+    """Largest absolute difference, relative to the larger of 1 and the largest magnitude of `want`."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return float(np.max(np.abs(got - want))) / max(1.0, float(np.max(np.abs(want))))
+
+
 def main(build_dir: Path) -> int:
     gpu, cpu = jax.devices("cuda")[0], jax.devices("cpu")[0]
     robot = JaxRobotHandle(build_dir)
@@ -65,8 +71,7 @@ def main(build_dir: Path) -> int:
                     print(f"first GPU call of {name}: {time.perf_counter() - start:.1f} s")
                 want = jax.tree.leaves(on_cpu[name]())
                 assert all(g.devices() == {gpu} for g in got), "the GPU call did not run on the GPU"
-                err = max(float(np.max(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64))) /
-                                max(1.0, float(np.max(np.abs(np.asarray(w, np.float64))))) for g, w in zip(got, want))
+                err = max(relative_difference(g, w) for g, w in zip(got, want))
                 ok = err <= TOLERANCE[dtype]
                 failed += not ok
                 print(f"{'ok  ' if ok else 'FAIL'} {jnp.dtype(dtype).name:<8} batch {batch:<4} {name:<30} "
