@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._cuda_paths import nvidia_dirs, toolkit_root
-from ._runtime_build import _sources
+from ._source_tree import source_root
 
 __all__ = ["CompiledKernels", "NvrtcError", "compile_kernels", "include_dirs"]
 
@@ -91,7 +91,11 @@ def _nvrtc() -> ctypes.CDLL:
 
 def include_dirs() -> list[Path]:
     """The include path of an NVRTC compilation: the standard-header map, the kernel headers, libcu++."""
-    kernels = _sources() / "kernels"
+    root = source_root()
+    if root is None:
+        raise NvrtcError("grid_rbd's kernel sources are missing (neither grid_rbd/_src nor a source checkout): "
+                         "reinstall the grid-rbd wheel")
+    kernels = root / "kernels"
     toolkit = toolkit_root() / "include/cccl"
     cccl = nvidia_dirs("cu13/include/cccl") + ([toolkit] if toolkit.is_dir() else [])
     if not cccl:

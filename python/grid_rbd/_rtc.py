@@ -6,8 +6,10 @@ name expressions of the kernels its handler launches. Before JAX lowers the firs
 :meth:`RuntimeKernels.load` compiles those kernels for the GPU's architecture (one NVRTC program per kernel, as
 many side by side as there are CPUs: a program's own parsing costs little next to its kernel's code
 generation), keeps each cubin in the build folder (``nvrtc/``, keyed by the architecture, the kernel and the
-sources it is compiled from) so that later processes and other entry points launching it only load it, and hands it to the library
-(``grid_rtc_load``), whose launches then find the kernels by name.
+sources it is compiled from) so that later processes and other entry points launching it only load it, and
+hands it to the library (``grid_rtc_load``), whose launches then find the kernels by name. A run-time build
+(:mod:`grid_rbd._runtime_build`) fills that cache for the likely first call (:func:`prefetch`) while the host
+compiler builds the libraries.
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import _nvrtc
-from ._metadata import RobotMetadata
-from ._runtime_build import _sources
+from ._artifacts import METADATA
+from ._metadata import RobotMetadata, load_metadata
+from ._source_tree import source_root
 
-__all__ = ["RuntimeKernels", "gpu_arch"]
+__all__ = ["FIRST_CALL", "RuntimeKernels", "gpu_arch", "prefetch"]
 
 CACHE_DIR = "nvrtc"
 
@@ -41,7 +45,11 @@ def gpu_arch(compute_capability: str) -> str:
 def _sources_digest(build_dir: Path) -> str:
     """A digest of what the kernels compile from: the robot's header and the kernel headers."""
     h = hashlib.sha256((build_dir / "grid.cuh").read_bytes())
-    kernels = _sources() / "kernels"
+    root = source_root()
+    if root is None:
+        raise RuntimeError("grid_rbd's kernel sources are missing (neither grid_rbd/_src nor a source checkout): "
+                           "reinstall the grid-rbd wheel")
+    kernels = root / "kernels"
     for path in sorted(kernels.rglob("*")):
         if path.is_file():
             h.update(str(path.relative_to(kernels)).encode())
@@ -49,17 +57,66 @@ def _sources_digest(build_dir: Path) -> str:
     return h.hexdigest()
 
 
+Compiled = tuple[bytes, dict[str, str]]  # a cubin, and the mangled name of each name expression in it
+
+
+class _KernelCache:
+    """One build folder's NVRTC kernels for one GPU architecture: each kernel its own program, its cubin kept in
+    ``nvrtc/`` under a key of the architecture, the kernel and the sources (so that a changed header or kernel
+    source compiles anew)."""
+
+    def __init__(self, build_dir: Path, arch: str) -> None:
+        self.build_dir = build_dir
+        self.arch = arch
+        self._digest: str | None = None
+
+    def _path(self, name: str) -> Path:
+        if self._digest is None:
+            self._digest = _sources_digest(self.build_dir)
+        key = hashlib.sha256("\n".join([self.arch, self._digest, name]).encode()).hexdigest()[:32]
+        return self.build_dir / CACHE_DIR / f"{self.arch}-{key}"
+
+    def read(self, name: str) -> Compiled | None:
+        path = self._path(name)
+        try:
+            mangled = json.loads(path.with_suffix(".json").read_text())
+            cubin = path.with_suffix(".cubin").read_bytes()
+        except (OSError, ValueError):
+            return None
+        return (cubin, mangled) if name in mangled else None
+
+    def compile(self, name: str) -> Compiled:
+        result = _nvrtc.compile_kernels(self.build_dir, [name], arch=self.arch)
+        path = self._path(name)
+        try:  # the cache is an optimisation: a read-only build folder still runs
+            path.parent.mkdir(exist_ok=True)
+            for suffix, data in ((".cubin", result.cubin), (".json", json.dumps(result.mangled).encode())):
+                with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as f:
+                    f.write(data)
+                os.replace(f.name, path.with_suffix(suffix))  # the cubin lands first: a reader wants both
+        except OSError:
+            pass
+        return result.cubin, result.mangled
+
+    def get(self, names: list[str], workers: int) -> dict[str, Compiled]:
+        """Each kernel from the cache, else compiled, up to workers at a time."""
+        found = {n: c for n in names if (c := self.read(n)) is not None}
+        todo = [n for n in names if n not in found]
+        if todo:
+            with ThreadPoolExecutor(max(1, min(len(todo), workers))) as pool:
+                found.update(zip(todo, pool.map(self.compile, todo)))
+        return found
+
+
 class RuntimeKernels:
     """The NVRTC-compiled kernels of one build folder's run-time CUDA library, loaded per entry point."""
 
     def __init__(self, build_dir: Path, library: ctypes.CDLL, metadata: RobotMetadata, arch: str) -> None:
-        self._build_dir = build_dir
+        self._cache = _KernelCache(build_dir, arch)
         self._library = library
         self._metadata = metadata
-        self._arch = arch
         self._loaded: set[str] = set()  # name expressions bound in the library
         self._ready: set[str] = set()  # entry points whose kernels are all loaded
-        self._digest: str | None = None
         self._lock = threading.Lock()
         library.grid_rtc_load.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                           ctypes.POINTER(ctypes.c_char_p)]
@@ -83,59 +140,54 @@ class RuntimeKernels:
             if algorithm in self._ready:
                 return
             if not info.kernels:
-                raise RuntimeError(f"{self._build_dir / 'metadata.json'} lists no kernels for {algorithm}: the build "
-                                   "predates kernels compiled at run time; rebuild the robot")
+                raise RuntimeError(f"{self._cache.build_dir / 'metadata.json'} lists no kernels for {algorithm}: "
+                                   "the build predates kernels compiled at run time; rebuild the robot")
             missing = [k for k in info.kernels if k not in self._loaded]
             if missing:
-                self._load_groups(algorithm, [[k] for k in missing])
+                self._load(algorithm, missing)
             self._ready.add(algorithm)
 
-    def _load_groups(self, algorithm: str, groups: list[list[str]]) -> None:
-        if self._digest is None:
-            self._digest = _sources_digest(self._build_dir)
-        cached = [self._read(g) for g in groups]
-        todo = [g for g, c in zip(groups, cached) if c is None]
-        if todo:
-            what = f"{self._metadata.robot}'s {algorithm} kernels for {self._arch}"
+    def _load(self, algorithm: str, names: list[str]) -> None:
+        what = f"{self._metadata.robot}'s {algorithm} kernels for {self._cache.arch}"
+        compiled = {n: c for n in names if (c := self._cache.read(n)) is not None}
+        if len(compiled) < len(names):
             print(f"grid_rbd: compiling {what} with NVRTC (first use)...", end="", file=sys.stderr, flush=True)
             start = time.perf_counter()
             try:
-                with ThreadPoolExecutor(min(len(todo), os.cpu_count() or 1)) as pool:
-                    compiled = dict(zip(map(tuple, todo), pool.map(self._compile, todo)))
+                compiled = self._cache.get(names, os.cpu_count() or 1)
             finally:
                 print(f" {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-            cached = [c if c is not None else compiled[tuple(g)] for g, c in zip(groups, cached)]
-        for names, (cubin, mangled) in zip(groups, cached):
-            array = ctypes.c_char_p * len(names)
-            rc = self._library.grid_rtc_load(cubin, len(names), array(*(n.encode() for n in names)),
-                                             array(*(mangled[n].encode() for n in names)))
+        for name in names:
+            cubin, mangled = compiled[name]
+            array = ctypes.c_char_p * 1
+            rc = self._library.grid_rtc_load(cubin, 1, array(name.encode()), array(mangled[name].encode()))
             if rc != 0:
-                raise RuntimeError(f"loading {self._metadata.robot}'s {algorithm} kernels for {self._arch} failed: "
+                raise RuntimeError(f"loading {what} failed: "
                                    f"{self._library.grid_rtc_error(rc).decode(errors='replace')}")
-            self._loaded.update(names)
+            self._loaded.add(name)
 
-    def _path(self, names: list[str]) -> Path:
-        key = hashlib.sha256("\n".join([self._arch, self._digest or "", *names]).encode()).hexdigest()[:32]
-        return self._build_dir / CACHE_DIR / f"{self._arch}-{key}"
 
-    def _read(self, names: list[str]) -> tuple[bytes, dict[str, str]] | None:
-        path = self._path(names)
+# The entry points whose kernels a run-time build compiles while its CPU library compiles: those of
+# forward_dynamics with its default method (ABA), the call a new user makes first.
+FIRST_CALL = ("aba",)
+
+
+def prefetch(build_dir: Path, compute_capability: str, algorithms: Sequence[str] = FIRST_CALL,
+             workers: int | None = None) -> Callable[[], None]:
+    """Starts compiling the kernels of ``algorithms`` for a GPU of ``compute_capability`` into ``build_dir``'s
+    kernel cache, in a thread of its own; returns the function that waits for it. A failure is not reported
+    here: the first call compiles the kernel again and raises it."""
+    metadata = load_metadata(build_dir / METADATA)
+    names = list(dict.fromkeys(k for a in algorithms if a in metadata.algorithms
+                               for k in metadata.algorithms[a].kernels))
+    cache = _KernelCache(build_dir, gpu_arch(compute_capability))
+
+    def run() -> None:
         try:
-            mangled = json.loads(path.with_suffix(".json").read_text())
-            cubin = path.with_suffix(".cubin").read_bytes()
-        except (OSError, ValueError):
-            return None
-        return (cubin, mangled) if all(n in mangled for n in names) else None
-
-    def _compile(self, names: list[str]) -> tuple[bytes, dict[str, str]]:
-        result = _nvrtc.compile_kernels(self._build_dir, names, arch=self._arch)
-        path = self._path(names)
-        try:  # the cache is an optimisation: a read-only build folder still runs
-            path.parent.mkdir(exist_ok=True)
-            for suffix, data in ((".cubin", result.cubin), (".json", json.dumps(result.mangled).encode())):
-                with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as f:
-                    f.write(data)
-                os.replace(f.name, path.with_suffix(suffix))  # the cubin lands first: a reader wants both
-        except OSError:
+            cache.get(names, workers or os.cpu_count() or 1)
+        except Exception:  # noqa: BLE001 - see the docstring
             pass
-        return result.cubin, result.mangled
+
+    thread = threading.Thread(target=run, name="grid_rbd-nvrtc-prefetch", daemon=True)
+    thread.start()
+    return thread.join

@@ -42,17 +42,18 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from ._artifacts import CPU_LIBRARY, CUDA_RTC_LIBRARY, METADATA
 from ._cuda_paths import cuda_runtime
+from ._rtc import prefetch
+from ._source_tree import CHECKOUT, PACKAGE, source_root
 from ._libraries import LibrariesError, listed_libraries
 
 __all__ = ["DEFER_MODES", "BuildError", "build_from_urdf", "cache_root", "compile_deferred", "deferred_build_started"]
 
 GENERATOR = "grid-rbd-build"
-_PACKAGE = Path(__file__).resolve().parent
-_CHECKOUT = _PACKAGE.parents[1]  # python/grid_rbd -> the repository root, in a source checkout
 
 
 class BuildError(RuntimeError):
@@ -68,15 +69,15 @@ def cache_root() -> Path:
 
 
 def _in_checkout() -> bool:
-    return (_CHECKOUT / "go.mod").is_file() and (_CHECKOUT / "codegen" / "cmd" / GENERATOR).is_dir()
+    return (CHECKOUT / "go.mod").is_file() and (CHECKOUT / "codegen" / "cmd" / GENERATOR).is_dir()
 
 
 def _sources() -> Path:
     """The folder holding kernels/ and xla_ffi/."""
-    for root in (_PACKAGE / "_src", _CHECKOUT):
-        if (root / "kernels").is_dir() and (root / "xla_ffi").is_dir():
-            return root
-    raise BuildError(f"grid_rbd's kernel sources are missing (neither {_PACKAGE / '_src'} nor a source checkout): "
+    root = source_root()
+    if root is not None:
+        return root
+    raise BuildError(f"grid_rbd's kernel sources are missing (neither {PACKAGE / '_src'} nor a source checkout): "
                      "reinstall the grid-rbd wheel")
 
 
@@ -87,7 +88,7 @@ def _generator() -> Path:
         if not os.access(path, os.X_OK):
             raise BuildError(f"GRID_RBD_GENERATOR={env} is not an executable file")
         return path
-    bundled = _PACKAGE / "_bin" / GENERATOR
+    bundled = PACKAGE / "_bin" / GENERATOR
     if os.access(bundled, os.X_OK):
         return bundled
     go = shutil.which("go")
@@ -101,7 +102,7 @@ def _generator() -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     with _locked(out.parent / f"{GENERATOR}.lock"):
         # go build is incremental: a current binary is relinked only when the sources changed
-        proc = subprocess.run([go, "build", "-o", str(out), f"./codegen/cmd/{GENERATOR}"], cwd=_CHECKOUT,
+        proc = subprocess.run([go, "build", "-o", str(out), f"./codegen/cmd/{GENERATOR}"], cwd=CHECKOUT,
                               capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise BuildError(f"building {GENERATOR} with Go failed:\n{proc.stderr.strip()}")
@@ -288,6 +289,38 @@ def build_from_urdf(urdf: str | os.PathLike[str], *, floating: bool = False, rol
     return folder
 
 
+def _run_generator(cmd: list[str], work: Path, cuda: list[str]) -> tuple[int, str, str]:
+    """Runs the generator into work: its exit status, stdout and stderr. Building for the GPU, it compiles a
+    first call's kernels with NVRTC (:func:`grid_rbd._rtc.prefetch`) as soon as the generator has written the
+    sources, beside the host compiler's libraries, and waits for both."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stderr: list[str] = []
+    reader = threading.Thread(target=lambda: stderr.append(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    lines = []
+    wait_for_kernels = None
+    for line in proc.stdout:  # type: ignore[union-attr]
+        lines.append(line)
+        if cuda and wait_for_kernels is None and line.rstrip("\n").endswith(f": generated {work}"):
+            wait_for_kernels = _prefetch_kernels(work)
+    returncode = proc.wait()
+    reader.join()
+    if wait_for_kernels is not None and returncode == 0:
+        wait_for_kernels()
+    return returncode, "".join(lines), "".join(stderr)
+
+
+def _prefetch_kernels(work: Path) -> Callable[[], None] | None:
+    """Starts NVRTC on a first call's kernels in work (see _run_generator), or None without a GPU."""
+    import jax
+
+    try:
+        capability = str(jax.devices("cuda")[0].compute_capability)
+    except (RuntimeError, IndexError):
+        return None
+    return prefetch(work, capability)
+
+
 def _build(path: Path, slot: Path, folder: Path, generator: Path, floating: bool, roll: str, quiet: bool,
            cuda: list[str]) -> None:
     """Generates the robot and compiles its core CPU library (and, with cuda's flags, its CUDA handler library
@@ -301,14 +334,14 @@ def _build(path: Path, slot: Path, folder: Path, generator: Path, floating: bool
             cmd = [str(generator), "-out", str(work), *_toolchain_flags(), f"-roll={roll}", "-defer", *cuda]
             if floating:
                 cmd.append("-floating")
-            proc = subprocess.run([*cmd, str(path.resolve())], capture_output=True, text=True, check=False)
-            if proc.returncode == 2:
-                raise ValueError(proc.stderr.strip())
-            if proc.returncode != 0:
-                raise BuildError(f"building {path} failed ({GENERATOR} exit status {proc.returncode}):\n"
-                                 f"{proc.stderr.strip()}\n{proc.stdout.strip()}")
+            returncode, stdout, stderr = _run_generator([*cmd, str(path.resolve())], work, cuda)
+            if returncode == 2:
+                raise ValueError(stderr.strip())
+            if returncode != 0:
+                raise BuildError(f"building {path} failed ({GENERATOR} exit status {returncode}):\n"
+                                 f"{stderr.strip()}\n{stdout.strip()}")
             if not quiet:
-                print(proc.stdout.strip(), file=sys.stderr)
+                print(stdout.strip(), file=sys.stderr)
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(work, folder)
         finally:

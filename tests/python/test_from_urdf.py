@@ -243,3 +243,39 @@ def test_a_build_for_the_gpu_adds_the_runtime_kernel_library(tmp_path, monkeypat
     monkeypatch.setenv("GRID_RBD_CUDA_RTC", "sometimes")
     with pytest.raises(ValueError, match="GRID_RBD_CUDA_RTC"):
         _runtime_build.build_from_urdf(urdf)
+
+
+def test_a_build_for_the_gpu_compiles_the_first_calls_kernels_beside_its_libraries(tmp_path, monkeypatch):
+    """Building for the GPU, the kernels of forward dynamics (ABA) compile with NVRTC while the host compiler
+    builds the libraries (no GPU is needed to compile them: the GPU's compute capability is given here), and
+    the build folder then holds them, so that the first call only loads them."""
+    from grid_rbd import _nvrtc, _rtc, _runtime_build
+    from grid_rbd._metadata import load_metadata
+    from test_nvrtc import _FakeRTCLibrary
+
+    monkeypatch.setenv("GRID_RBD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GRID_RBD_DEFER", "first-use")
+    monkeypatch.setenv("GRID_RBD_CUDA_RTC", "yes")
+    started = []
+
+    def prefetch(work):
+        assert (work / "grid.cuh").is_file() and not (work / "libgrid_rbd_cpu.so").exists()
+        started.append(work)
+        return _rtc.prefetch(work, "9.0")
+
+    monkeypatch.setattr(_runtime_build, "_prefetch_kernels", prefetch)
+    urdf = tmp_path / "two_links.urdf"
+    urdf.write_text(TWO_LINKS)
+    folder = _runtime_build.build_from_urdf(urdf)
+    assert len(started) == 1
+    metadata = load_metadata(folder / "metadata.json")
+    names = metadata.algorithms["aba"].kernels
+    assert len(list((folder / _rtc.CACHE_DIR).glob("*.cubin"))) == len(names)
+
+    def no_nvrtc(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(_nvrtc, "compile_kernels", no_nvrtc)
+    lib = _FakeRTCLibrary()
+    _rtc.RuntimeKernels(folder, lib, metadata, "sm_90").load("aba")
+    assert set(lib.loaded) == set(names)

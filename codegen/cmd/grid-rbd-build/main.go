@@ -84,6 +84,8 @@ func run(args []string) error {
 	if _, err := build.Generate(r, *out, emit.Options{Roll: mode}); err != nil {
 		return err
 	}
+	// grid_rbd starts compiling a first call's GPU kernels (NVRTC) on this line, beside the compiles below
+	fmt.Printf("%s: generated %s\n", r.Name, *out)
 	compile := tc.CompileCPU
 	if *deferred {
 		compile = tc.CompileCPUCore
