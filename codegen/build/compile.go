@@ -109,7 +109,9 @@ const handlerOpt = "-O1"
 // (xla_ffi/trajectory_cpu.cc) and the handlers (GRID_SEPARATE_ENTRIES; see emitSeparateHostInstantiation).
 // Split, the compiler does about a fifth more work in total (iiwa 28.4 CPU seconds against 23.3, g1_29dof
 // 171.6 against 138.2: inline code two units use is compiled in each), so with one job, or where the caller
-// already runs builds side by side, one unit is faster. The objects are removed after the link.
+// already runs builds side by side, one unit is faster. With four jobs or more, the first call's entry points
+// and the first-order derivatives are spread over up to half the jobs' units each (spreadGroup), so that a
+// large robot's longest unit shrinks. The objects are removed after the link.
 func (tc Toolchain) CompileCPU(dir, robot string) error {
 	libs, entries, _, err := cpuPlan(dir, false)
 	if err != nil {
@@ -202,7 +204,12 @@ func (tc Toolchain) compileLibraries(dir, robot string, libs []cpuLibrary, all [
 		stem := strings.TrimSuffix(strings.TrimPrefix(l.file, "libgrid_rbd_"), ".so")
 		var mine []unit
 		obj := func(name string) string { return filepath.Join(objDir, stem+"."+name+".o") }
+		var groups []entryGroup
 		for _, g := range l.groups {
+			// half the compiler slots spread a unit: the other units and libraries compile beside them
+			groups = append(groups, spreadGroup(g, tc.jobs()/2)...)
+		}
+		for _, g := range groups {
 			var text strings.Builder
 			for _, e := range g.entries {
 				text.WriteString("#define GRID_ENTRY_" + e + "\n")

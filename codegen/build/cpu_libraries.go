@@ -33,9 +33,12 @@ const (
 // 1 / 3.5 each; the entry points a first call needs 24 in one unit for g1_29dof. The inverse-dynamics
 // gradient would cost the second-order unit little (they share the dual-number algorithms), but with the
 // other gradients a first-order derivative waits for theirs only (g1_29dof: about 70 s, not 130).
+// The joint-torque regressor (inertial parameters) is a quarter of the first call's unit for g1_29dof and no
+// first call needs it: it is deferred with the first-order derivatives, in a unit of its own.
 const (
 	unitSecondOrder = "second_order"
 	unitGradients   = "gradients"
+	unitRegressor   = "regressor"
 	unitEntries     = "entries"
 )
 
@@ -45,13 +48,68 @@ var entryUnit = map[string]string{
 	"INVERSE_DYNAMICS_GRADIENT": unitGradients, "FORWARD_DYNAMICS_GRADIENT": unitGradients,
 	"INTEGRATOR_GRADIENT": unitGradients, "END_EFFECTOR_POSE_GRADIENT": unitGradients,
 	"END_EFFECTOR_POSE_HESSIAN": unitGradients, "MULTI_TARGET_POSITION_GRADIENT": unitGradients,
+	"JOINT_TORQUE_REGRESSOR": unitRegressor,
 }
 
 // unitOrder starts the longest units first, so that on two CPUs the short ones follow each other beside it.
-var unitOrder = []string{unitSecondOrder, unitGradients, unitEntries}
+var unitOrder = []string{unitSecondOrder, unitGradients, unitRegressor, unitEntries}
 
 // deferredLibrary is the library of a deferred unit; the others are in CPULibrary.
-var deferredLibrary = map[string]string{unitSecondOrder: SecondOrderLibrary, unitGradients: DerivativesLibrary}
+var deferredLibrary = map[string]string{unitSecondOrder: SecondOrderLibrary, unitGradients: DerivativesLibrary,
+	unitRegressor: DerivativesLibrary}
+
+// entryCost is each entry point's relative compile time (g++ -O2 seconds for g1_29dof floating, one entry
+// point per unit, on a busy two-core machine), for spreading a unit over several (spreadGroup); others count
+// defaultEntryCost.
+var entryCost = map[string]float64{
+	"INTEGRATOR": 12.2, "FORWARD_DYNAMICS": 10.9, "MINV": 9.7, "MASS_MATRIX": 9.6, "ABA": 9.5,
+	"INVERSE_DYNAMICS": 4.5, "GRAVITY_FORCES": 4.3, "BIAS_FORCES": 3.9, "FRAME_JACOBIAN": 2.9, "FRAME_POSES": 2.5,
+	"MULTI_TARGET_POSITION": 1.7, "JOINT_TORQUE_REGRESSOR": 26.6,
+}
+
+const defaultEntryCost = 3
+
+// spreadableUnits may be split into several translation units where CPUs are free: their entry points share
+// little code (the second-order ones share the dual-number algorithms, and one of them is most of the unit).
+var spreadableUnits = []string{unitEntries, unitGradients}
+
+// maxSpread caps the parts of a spread unit: each part compiles the inline code its entry points use again.
+const maxSpread = 6
+
+// spreadGroup splits g into at most parts groups of about equal entryCost, the costliest entry points
+// placed first, each in the part with the least so far (g.name, then g.name_2, ...); a group that is not
+// spreadable, or parts below 2, stays whole.
+func spreadGroup(g entryGroup, parts int) []entryGroup {
+	parts = min(parts, len(g.entries), maxSpread)
+	if parts < 2 || !slices.Contains(spreadableUnits, g.name) {
+		return []entryGroup{g}
+	}
+	cost := func(e string) float64 {
+		if c, ok := entryCost[e]; ok {
+			return c
+		}
+		return defaultEntryCost
+	}
+	byCost := slices.Clone(g.entries)
+	slices.SortStableFunc(byCost, func(a, b string) int { return cmp.Compare(cost(b), cost(a)) })
+	out := make([]entryGroup, parts)
+	load := make([]float64, parts)
+	for i := range out {
+		out[i].name = g.name
+		if i > 0 {
+			out[i].name = fmt.Sprintf("%s_%d", g.name, i+1)
+		}
+	}
+	for _, e := range byCost {
+		i := slices.Index(load, slices.Min(load))
+		out[i].entries = append(out[i].entries, e)
+		load[i] += cost(e)
+	}
+	for i := range out {
+		slices.Sort(out[i].entries)
+	}
+	return out
+}
 
 // libraryOrder is the order of a deferred build, the libraries most calls need first.
 var libraryOrder = []string{CPULibrary, DerivativesLibrary, SecondOrderLibrary, RolloutsLibrary}

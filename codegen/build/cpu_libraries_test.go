@@ -65,3 +65,33 @@ func TestLibraryInfos(t *testing.T) {
 		t.Errorf("libraryInfos (-want +got):\n%s", d)
 	}
 }
+
+// TestSpreadGroup: a spreadable unit over several parts of about equal cost, costliest first into the least
+// loaded part; units that share code, and one part, stay whole.
+func TestSpreadGroup(t *testing.T) {
+	core := entryGroup{unitEntries, []string{"ABA", "FORWARD_DYNAMICS", "FRAME_POSES", "INTEGRATOR", "INVERSE_DYNAMICS",
+		"MASS_MATRIX", "MINV"}}
+	for _, c := range []struct {
+		name  string
+		group entryGroup
+		parts int
+		want  []entryGroup
+	}{
+		{"one part", core, 1, []entryGroup{core}},
+		{"three parts", core, 3, []entryGroup{
+			{unitEntries, []string{"FRAME_POSES", "INTEGRATOR", "INVERSE_DYNAMICS"}},
+			{"entries_2", []string{"ABA", "FORWARD_DYNAMICS"}},
+			{"entries_3", []string{"MASS_MATRIX", "MINV"}}}},
+		{"no more parts than entry points", entryGroup{unitGradients, []string{"FORWARD_DYNAMICS_GRADIENT", "X"}}, 8,
+			[]entryGroup{{unitGradients, []string{"FORWARD_DYNAMICS_GRADIENT"}}, {"gradients_2", []string{"X"}}}},
+		{"second order stays whole", entryGroup{unitSecondOrder, []string{"FDSVA_SO", "IDSVA_SO"}}, 4,
+			[]entryGroup{{unitSecondOrder, []string{"FDSVA_SO", "IDSVA_SO"}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := spreadGroup(c.group, c.parts)
+			if d := cmp.Diff(c.want, got, cmp.AllowUnexported(entryGroup{})); d != "" {
+				t.Errorf("spreadGroup (-want +got):\n%s", d)
+			}
+		})
+	}
+}
