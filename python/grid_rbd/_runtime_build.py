@@ -27,8 +27,10 @@ compiles them before the build returns. A call that needs one waits for it (:cla
 On a machine with a GPU (or always, with ``$GRID_RBD_CUDA_RTC=yes``; never with ``no``) a build also compiles
 the CUDA handler library of kernels compiled at run time (``libgrid_rbd_cuda_rtc.so``, seconds: no nvcc and
 no kernels) against the CUDA runtime's headers and library (:func:`grid_rbd._cuda_paths.cuda_runtime`: the
-``nvidia-cuda-runtime`` and ``nvidia-cuda-crt`` wheels, else the toolkit at ``$CUDA_HOME``, ``/usr/local/cuda``). Each entry point's kernels then compile with NVRTC on its
-first call (:mod:`grid_rbd._rtc`).
+``nvidia-cuda-runtime`` and ``nvidia-cuda-crt`` wheels, else the toolkit at ``$CUDA_HOME``, ``/usr/local/cuda``),
+and, while the host compiler runs, NVRTC compiles the kernels of ``forward_dynamics`` into the build's kernel
+cache (:func:`grid_rbd._rtc.prefetch`), so that a first call on the GPU finds them. Every other entry point's
+kernels compile with NVRTC on its first call (:mod:`grid_rbd._rtc`).
 """
 
 from __future__ import annotations
@@ -47,9 +49,9 @@ from pathlib import Path
 
 from ._artifacts import CPU_LIBRARY, CUDA_RTC_LIBRARY, METADATA
 from ._cuda_paths import cuda_runtime
+from ._libraries import LibrariesError, listed_libraries
 from ._rtc import prefetch
 from ._source_tree import CHECKOUT, PACKAGE, source_root
-from ._libraries import LibrariesError, listed_libraries
 
 __all__ = ["DEFER_MODES", "BuildError", "build_from_urdf", "cache_root", "compile_deferred", "deferred_build_started"]
 
