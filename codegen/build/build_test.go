@@ -3,6 +3,7 @@ package build_test
 import (
 	"debug/elf"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -68,15 +69,21 @@ func TestGenerateWritesTheBuildFolder(t *testing.T) {
 // TestCompileCPULinksSeparateUnits: the CPU library compiled from separate translation units exports a
 // handler and a workspace query for every algorithm of the metadata, and its units left no host wrapper
 // undefined (each is instantiated by one unit and linked in). The unrolled robot has every unit, the
-// second-order one included.
+// second-order one included; with eight jobs the first call's and the gradients' units are spread over four
+// each.
 func TestCompileCPULinksSeparateUnits(t *testing.T) {
-	dir, tc, name, m := generateBranchy(t)
-	if err := tc.CompileCPU(dir, name); err != nil {
-		t.Fatal(err)
-	}
-	checkExports(t, filepath.Join(dir, build.CPULibrary), handlerSymbols(m, "cpu", true, true))
-	if _, err := os.Stat(filepath.Join(dir, "cpu_objects")); !os.IsNotExist(err) {
-		t.Errorf("the objects were not removed after the link: %v", err)
+	for _, jobs := range []int{2, 8} {
+		t.Run(fmt.Sprintf("%d jobs", jobs), func(t *testing.T) {
+			dir, tc, name, m := generateBranchy(t)
+			tc.Jobs = jobs
+			if err := tc.CompileCPU(dir, name); err != nil {
+				t.Fatal(err)
+			}
+			checkExports(t, filepath.Join(dir, build.CPULibrary), handlerSymbols(m, "cpu", true, true))
+			if _, err := os.Stat(filepath.Join(dir, "cpu_objects")); !os.IsNotExist(err) {
+				t.Errorf("the objects were not removed after the link: %v", err)
+			}
+		})
 	}
 }
 
