@@ -11,12 +11,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grid-rbd/grid-rbd/codegen/build"
+	"github.com/grid-rbd/grid-rbd/internal/cudatools"
 	"github.com/grid-rbd/grid-rbd/internal/wheel"
 )
 
 // Wheel builds dist/grid_rbd_cuda-<version>-py3-none-<platform>.whl (with -nocuda
 // dist/grid_rbd-<version>-...): the Python package and, for every robot in
-// python/grid_rbd/robots/bundled.json (wheel.ReadBundled), its metadata with CPU and CUDA (sm_80, sm_90 and PTX) libraries, the
+// python/grid_rbd/robots/bundled.json (wheel.ReadBundled), its metadata with CPU and CUDA (sm_80, sm_90 and PTX)
+// libraries (with -nocuda: CPU libraries, and the CUDA handler library of run-time kernels with the static
+// runtime linked in and the header NVRTC compiles them from, rtcToolchain), the
 // generator run-time builds use (grid_rbd/_bin) and the kernel sources (grid_rbd/_src); the metadata comes
 // from pyproject.toml and README.md (docs/packaging.md).
 // The platform tag is manylinux_2_28_x86_64 where an ELF check of its binaries allows it (wheel.CheckManylinux228),
@@ -35,16 +39,31 @@ func Wheel(nocuda *bool, out *string) error {
 	}
 	cuda := nocuda == nil || !*nocuda
 	cxx := manylinuxCXX()
+	// the CPU wheel's robots run on a GPU through NVRTC: their handler library of run-time kernels with the
+	// static CUDA runtime linked in, and their header for NVRTC
+	var rtc build.Toolchain
+	if !cuda {
+		if rtc, err = rtcToolchain(cxx); err != nil {
+			fmt.Printf("wheel: the bundled robots get no CUDA handlers of run-time kernels: %v\n", err)
+		}
+	}
 	var files []wheel.File
 	for _, rb := range robots {
 		dir := filepath.Join("build", "wheel", rb.Name)
 		floating := rb.Floating
-		if _, err := buildRobot(cxx, rb.URDF, &floating, &dir, &cuda, nil, nil, nil); err != nil {
+		r, err := buildRobot(cxx, rb.URDF, &floating, &dir, &cuda, nil, nil, nil)
+		if err != nil {
 			return fmt.Errorf("robot %s: %w", rb.Name, err)
 		}
 		libs := []string{"metadata.json", "libgrid_rbd_cpu.so"}
 		if cuda {
 			libs = append(libs, "libgrid_rbd_cuda.so")
+		}
+		if rtc.CUDARuntime.Library != "" {
+			if err := rtc.CompileCUDARTC(dir, r.Name); err != nil {
+				return fmt.Errorf("robot %s: %w", rb.Name, err)
+			}
+			libs = append(libs, build.HeaderFile, build.CUDARTCLibrary)
 		}
 		for _, name := range libs {
 			data, err := os.ReadFile(filepath.Join(dir, name))
@@ -108,8 +127,37 @@ func Wheel(nocuda *bool, out *string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s (%d robots, CUDA %v) in %v\n", path, len(robots), cuda, time.Since(start).Round(time.Second))
+	libraries := "CPU libraries"
+	switch {
+	case cuda:
+		libraries = "CPU and nvcc-built CUDA libraries"
+	case rtc.CUDARuntime.Library != "":
+		libraries = "CPU libraries, CUDA through NVRTC"
+	}
+	fmt.Printf("wrote %s (%d robots: %s) in %v\n", path, len(robots), libraries, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// rtcToolchain is the toolchain of the CPU wheel's CUDA handler libraries of run-time kernels: the wheel's
+// compiler (cxx, "" for the default) against the headers and the static runtime of .venv's nvidia-cuda-runtime
+// wheel, so that the library needs only the driver; an error says what is missing.
+func rtcToolchain(cxx string) (build.Toolchain, error) {
+	include, err := ffiInclude()
+	if err != nil {
+		return build.Toolchain{}, err
+	}
+	tc := build.Toolchain{CXX: cxx, FFIInclude: include}
+	roots, _ := filepath.Glob(filepath.Join(venvDir, "lib", "python3*", "site-packages", "nvidia", "cu13"))
+	for _, root := range roots {
+		inc, _, ok := cudatools.RuntimeIn(root)
+		static := filepath.Join(root, "lib", "libcudart_static.a")
+		if ok && fileExists(static) {
+			tc.CUDARuntime.Include, tc.CUDARuntime.Library = inc, static
+			return tc, nil
+		}
+	}
+	return tc, fmt.Errorf("no CUDA runtime headers and libcudart_static.a in %s's nvidia-cuda-runtime and "+
+		"nvidia-cuda-crt wheels (`go tool mage venv` installs them)", venvDir)
 }
 
 // runtimeBuildFiles are what from_urdf needs where Go is not installed (python/grid_rbd/_runtime_build.py):

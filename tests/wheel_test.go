@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grid-rbd/grid-rbd/codegen/build"
 	"github.com/grid-rbd/grid-rbd/internal/roster"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 	"github.com/grid-rbd/grid-rbd/internal/wheel"
@@ -174,6 +176,7 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 	if out, err := runIn(tmp, python, "-m", "pip", "install", "--quiet", "--no-deps", "--target", site, wheels[0]); err != nil {
 		t.Fatalf("pip install of the wheel: %v\n%s", err, out)
 	}
+	checkBundledRTC(t, filepath.Join(site, "grid_rbd", "_robots"), bundled)
 	script := filepath.Join(tmp, "check.py")
 	if err := os.WriteFile(script, []byte(wheelCheck), 0o644); err != nil {
 		t.Fatal(err)
@@ -200,6 +203,35 @@ func TestWheelBuildsRobotsFromURDF(t *testing.T) {
 		t.Fatalf("the wheel's from_urdf: %v\n%s\n%s", err, tail(stdout.String(), 20), tail(stderr.String(), 30))
 	}
 	t.Logf("%d robots built and checked in %v:\n%s", len(cases), time.Since(start).Round(time.Second), strings.TrimSpace(stdout.String()))
+}
+
+// checkBundledRTC: every bundled robot of the CPU wheel (bundled as bundledRobots lists them) runs on a GPU
+// through NVRTC: its folder holds the header NVRTC compiles and the CUDA handler library of run-time kernels,
+// which has the CUDA runtime linked in (no libcudart needed: a GPU machine needs only the driver and NVRTC).
+func checkBundledRTC(t *testing.T, robots, bundled string) {
+	t.Helper()
+	for _, entry := range strings.Split(bundled, ",") {
+		name, _, _ := strings.Cut(entry, "=")
+		dir := filepath.Join(robots, name)
+		if _, err := os.Stat(filepath.Join(dir, build.HeaderFile)); err != nil {
+			t.Errorf("bundled %s: %v", name, err)
+		}
+		f, err := elf.Open(filepath.Join(dir, build.CUDARTCLibrary))
+		if err != nil {
+			t.Errorf("bundled %s: %v", name, err)
+			continue
+		}
+		needed, err := f.ImportedLibraries()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range needed {
+			if strings.Contains(n, "cudart") {
+				t.Errorf("bundled %s: %s needs %s (want the static runtime linked in)", name, build.CUDARTCLibrary, n)
+			}
+		}
+	}
 }
 
 // bundledRobots lists the wheel's bundled robots (wheel.ReadBundled) for wheelCheck's BUNDLED:

@@ -236,3 +236,35 @@ func librarySymbols(t *testing.T, path, prefix string) (exported, undefinedGrid 
 	sort.Strings(exported)
 	return exported, undefinedGrid
 }
+
+// TestCompileCUDARTCStaticRuntime: the handler library of run-time kernels linked with the static CUDA
+// runtime (as a wheel bundles it) needs no libcudart at run time and exports every handler and
+// grid_rtc_load, with no grid symbol left undefined.
+func TestCompileCUDARTCStaticRuntime(t *testing.T) {
+	t.Parallel()
+	dir, tc, name, m := generateBranchy(t)
+	include, cudart := cudatools.Runtime(t)
+	tc.CUDARuntime.Include = include
+	tc.CUDARuntime.Library = filepath.Join(filepath.Dir(cudart), "libcudart_static.a")
+	if err := tc.CompileCUDARTC(dir, name); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, build.CUDARTCLibrary)
+	want := append(handlerSymbols(m, "cuda", true, false), "grid_rtc_error", "grid_rtc_load")
+	sort.Strings(want)
+	checkExports(t, lib, want)
+	f, err := elf.Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	needed, err := f.ImportedLibraries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range needed {
+		if strings.Contains(n, "cudart") {
+			t.Errorf("%s needs %s; the static runtime should be linked in (needs %v)", build.CUDARTCLibrary, n, needed)
+		}
+	}
+}

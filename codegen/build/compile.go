@@ -377,8 +377,10 @@ func (tc Toolchain) CompileIKCUDA(dir, robot string) error {
 const CUDARTCLibrary = "libgrid_rbd_cuda_rtc.so"
 
 // CompileCUDARTC compiles CUDARTCLibrary of the robot built in dir with the host C++ compiler against
-// tc.CUDARuntime, linked to its libcudart (found at run time through the library's run path): no nvcc and no
-// kernels, so it takes seconds where CUDALibrary takes minutes.
+// tc.CUDARuntime, linked to its libcudart (found at run time through the library's run path), or, where
+// tc.CUDARuntime.Library is the static runtime (libcudart_static.a), with the runtime linked in, so that the
+// library needs nothing of CUDA but the driver (a wheel's bundled robots): no nvcc and no kernels, so it takes
+// seconds where CUDALibrary takes minutes.
 func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 	rt := tc.CUDARuntime
 	if !HasCUDARuntimeHeaders(rt.Include) || !fileExists(rt.Library) {
@@ -386,14 +388,21 @@ func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 			"(pip install nvidia-cuda-runtime==13.* nvidia-cuda-crt==13.*, or a CUDA 13 toolkit)", CUDARTCLibrary,
 			strings.Join(CUDARuntimeHeaders, ", "), rt.Include, rt.Library)
 	}
-	libDir, err := filepath.Abs(filepath.Dir(rt.Library)) // the run path must hold wherever the library loads
-	if err != nil {
-		return err
-	}
 	args := []string{"-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
 		"-Wall", "-Wextra", define(robot), "-isystem", rt.Include, "-I", tc.path("xla_ffi")}
-	args = append(append(args, tc.includes(dir)...), tc.path(filepath.Join("xla_ffi", "ffi_cuda_rtc.cc")),
-		"-L", libDir, "-l:"+filepath.Base(rt.Library), "-Wl,-rpath,"+libDir, "-Wl,--no-undefined")
+	args = append(append(args, tc.includes(dir)...), tc.path(filepath.Join("xla_ffi", "ffi_cuda_rtc.cc")))
+	if strings.HasSuffix(rt.Library, ".a") {
+		// the static runtime's own needs, all in glibc; its debug sections are most of its size (iiwa's
+		// library: 10.4 MB with them, 1.5 MB without)
+		args = append(args, rt.Library, "-lpthread", "-ldl", "-lrt", "-Wl,--strip-debug")
+	} else {
+		libDir, err := filepath.Abs(filepath.Dir(rt.Library)) // the run path must hold wherever the library loads
+		if err != nil {
+			return err
+		}
+		args = append(args, "-L", libDir, "-l:"+filepath.Base(rt.Library), "-Wl,-rpath,"+libDir)
+	}
+	args = append(args, "-Wl,--no-undefined")
 	return compileLibrary(tc.cxx(), args, filepath.Join(dir, CUDARTCLibrary))
 }
 

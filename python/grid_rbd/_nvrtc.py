@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._cuda_paths import nvidia_dirs, toolkit_root
-from ._source_tree import source_root
+from ._locations import source_root
 
 __all__ = ["CompiledKernels", "NvrtcError", "compile_kernels", "include_dirs"]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from . import _nvrtc
 from ._artifacts import METADATA
 from ._metadata import RobotMetadata, load_metadata
-from ._source_tree import source_root
+from ._locations import cache_root, source_root
 
 __all__ = ["FIRST_CALL", "RuntimeKernels", "gpu_arch", "prefetch"]
 
@@ -62,19 +62,22 @@ Compiled = tuple[bytes, dict[str, str]]  # a cubin, and the mangled name of each
 
 class _KernelCache:
     """One build folder's NVRTC kernels for one GPU architecture: each kernel its own program, its cubin kept in
-    ``nvrtc/`` under a key of the architecture, the kernel and the sources (so that a changed header or kernel
-    source compiles anew)."""
+    the folder's ``nvrtc/`` (in the user's cache, :func:`grid_rbd._locations.cache_root`, where the folder is
+    read-only, as an installed wheel's robots may be) under a key of the architecture, the kernel and the
+    sources (so that a changed header or kernel source compiles anew)."""
 
     def __init__(self, build_dir: Path, arch: str) -> None:
         self.build_dir = build_dir
         self.arch = arch
         self._digest: str | None = None
+        writable = os.access(build_dir, os.W_OK) or os.access(build_dir / CACHE_DIR, os.W_OK)
+        self._dir = build_dir / CACHE_DIR if writable else cache_root() / CACHE_DIR
 
     def _path(self, name: str) -> Path:
         if self._digest is None:
             self._digest = _sources_digest(self.build_dir)
         key = hashlib.sha256("\n".join([self.arch, self._digest, name]).encode()).hexdigest()[:32]
-        return self.build_dir / CACHE_DIR / f"{self.arch}-{key}"
+        return self._dir / f"{self.arch}-{key}"
 
     def read(self, name: str) -> Compiled | None:
         path = self._path(name)
@@ -89,7 +92,7 @@ class _KernelCache:
         result = _nvrtc.compile_kernels(self.build_dir, [name], arch=self.arch)
         path = self._path(name)
         try:  # the cache is an optimisation: a read-only build folder still runs
-            path.parent.mkdir(exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             for suffix, data in ((".cubin", result.cubin), (".json", json.dumps(result.mangled).encode())):
                 with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as f:
                     f.write(data)

@@ -50,8 +50,8 @@ from pathlib import Path
 from ._artifacts import CPU_LIBRARY, CUDA_RTC_LIBRARY, METADATA
 from ._cuda_paths import cuda_runtime
 from ._libraries import LibrariesError, listed_libraries
+from ._locations import CHECKOUT, PACKAGE, cache_root, source_root
 from ._rtc import prefetch
-from ._source_tree import CHECKOUT, PACKAGE, source_root
 
 __all__ = ["DEFER_MODES", "BuildError", "build_from_urdf", "cache_root", "compile_deferred", "deferred_build_started"]
 
@@ -60,14 +60,6 @@ GENERATOR = "grid-rbd-build"
 
 class BuildError(RuntimeError):
     """The generator or the compiler failed on a valid URDF (the message holds their output)."""
-
-
-def cache_root() -> Path:
-    """Where run-time builds are kept."""
-    if env := os.environ.get("GRID_RBD_CACHE"):
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "grid_rbd"
 
 
 def _in_checkout() -> bool:

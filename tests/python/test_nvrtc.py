@@ -110,3 +110,32 @@ def test_gpu_arch_names():
     from grid_rbd._rtc import gpu_arch
 
     assert gpu_arch("9.0") == "sm_90" and gpu_arch("12.0") == "sm_120" and gpu_arch("8.6") == "sm_86"
+
+
+def test_a_read_only_build_folder_keeps_its_kernels_in_the_user_cache(tmp_path, monkeypatch):
+    """An installed wheel's robot folder may be read-only: the cubins then go to the user's cache, where a
+    later loader finds them."""
+    import shutil
+
+    from grid_rbd import _rtc
+    from grid_rbd._metadata import load_metadata
+
+    build = tmp_path / "iiwa"
+    shutil.copytree(find_robot("iiwa"), build)
+    monkeypatch.setenv("GRID_RBD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(_rtc.os, "access", lambda path, mode: False)  # this test may run as root
+    metadata = load_metadata(build / "metadata.json")
+    names = metadata.algorithms["frame_poses"].kernels
+    lib = _FakeRTCLibrary()
+    _rtc.RuntimeKernels(build, lib, metadata, "sm_90").load("frame_poses")
+    assert set(lib.loaded) == set(names)
+    assert not (build / _rtc.CACHE_DIR).exists()
+    assert len(list((tmp_path / "cache" / _rtc.CACHE_DIR).glob("*.cubin"))) == len(names)
+
+    def no_nvrtc(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(_nvrtc, "compile_kernels", no_nvrtc)
+    again = _FakeRTCLibrary()
+    _rtc.RuntimeKernels(build, again, metadata, "sm_90").load("frame_poses")
+    assert again.loaded == lib.loaded
