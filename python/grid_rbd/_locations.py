@@ -7,10 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["CHECKOUT", "PACKAGE", "cache_root", "source_root"]
+__all__ = ["CHECKOUT", "MISSING_SOURCES", "PACKAGE", "cache_root", "source_root"]
 
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parents[1]  # python/grid_rbd -> the repository root, in a source checkout
+# What to say where source_root() finds nothing.
+MISSING_SOURCES = (f"grid_rbd's kernel sources are missing (neither {PACKAGE / '_src'} nor a source checkout): "
+                   "reinstall the grid-rbd wheel")
 
 
 def source_root() -> Path | None:

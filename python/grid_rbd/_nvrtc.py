@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._cuda_paths import nvidia_dirs, toolkit_root
-from ._locations import source_root
+from ._locations import MISSING_SOURCES, source_root
 
 __all__ = ["CompiledKernels", "NvrtcError", "compile_kernels", "include_dirs"]
 
@@ -93,8 +93,7 @@ def include_dirs() -> list[Path]:
     """The include path of an NVRTC compilation: the standard-header map, the kernel headers, libcu++."""
     root = source_root()
     if root is None:
-        raise NvrtcError("grid_rbd's kernel sources are missing (neither grid_rbd/_src nor a source checkout): "
-                         "reinstall the grid-rbd wheel")
+        raise NvrtcError(MISSING_SOURCES)
     kernels = root / "kernels"
     toolkit = toolkit_root() / "include/cccl"
     cccl = nvidia_dirs("cu13/include/cccl") + ([toolkit] if toolkit.is_dir() else [])

@@ -29,7 +29,7 @@ from pathlib import Path
 from . import _nvrtc
 from ._artifacts import METADATA
 from ._metadata import RobotMetadata, load_metadata
-from ._locations import cache_root, source_root
+from ._locations import MISSING_SOURCES, cache_root, source_root
 
 __all__ = ["FIRST_CALL", "RuntimeKernels", "gpu_arch", "prefetch"]
 
@@ -47,8 +47,7 @@ def _sources_digest(build_dir: Path) -> str:
     h = hashlib.sha256((build_dir / "grid.cuh").read_bytes())
     root = source_root()
     if root is None:
-        raise RuntimeError("grid_rbd's kernel sources are missing (neither grid_rbd/_src nor a source checkout): "
-                           "reinstall the grid-rbd wheel")
+        raise RuntimeError(MISSING_SOURCES)
     kernels = root / "kernels"
     for path in sorted(kernels.rglob("*")):
         if path.is_file():

@@ -50,7 +50,7 @@ from pathlib import Path
 from ._artifacts import CPU_LIBRARY, CUDA_RTC_LIBRARY, METADATA
 from ._cuda_paths import cuda_runtime
 from ._libraries import LibrariesError, listed_libraries
-from ._locations import CHECKOUT, PACKAGE, cache_root, source_root
+from ._locations import CHECKOUT, MISSING_SOURCES, PACKAGE, cache_root, source_root
 from ._rtc import prefetch
 
 __all__ = ["DEFER_MODES", "BuildError", "build_from_urdf", "cache_root", "compile_deferred", "deferred_build_started"]
@@ -71,8 +71,7 @@ def _sources() -> Path:
     root = source_root()
     if root is not None:
         return root
-    raise BuildError(f"grid_rbd's kernel sources are missing (neither {PACKAGE / '_src'} nor a source checkout): "
-                     "reinstall the grid-rbd wheel")
+    raise BuildError(MISSING_SOURCES)
 
 
 def _generator() -> Path:
