@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
+	"github.com/grid-rbd/grid-rbd/internal/cudatools"
 	"github.com/grid-rbd/grid-rbd/internal/roster"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 	"github.com/grid-rbd/grid-rbd/internal/wheel"
@@ -216,21 +216,7 @@ func checkBundledRTC(t *testing.T, robots, bundled string) {
 		if _, err := os.Stat(filepath.Join(dir, build.HeaderFile)); err != nil {
 			t.Errorf("bundled %s: %v", name, err)
 		}
-		f, err := elf.Open(filepath.Join(dir, build.CUDARTCLibrary))
-		if err != nil {
-			t.Errorf("bundled %s: %v", name, err)
-			continue
-		}
-		needed, err := f.ImportedLibraries()
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range needed {
-			if strings.Contains(n, "cudart") {
-				t.Errorf("bundled %s: %s needs %s (want the static runtime linked in)", name, build.CUDARTCLibrary, n)
-			}
-		}
+		cudatools.CheckStaticRuntime(t, filepath.Join(dir, build.CUDARTCLibrary))
 	}
 }
 

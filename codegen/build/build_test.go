@@ -253,18 +253,5 @@ func TestCompileCUDARTCStaticRuntime(t *testing.T) {
 	want := append(handlerSymbols(m, "cuda", true, false), "grid_rtc_error", "grid_rtc_load")
 	sort.Strings(want)
 	checkExports(t, lib, want)
-	f, err := elf.Open(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	needed, err := f.ImportedLibraries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range needed {
-		if strings.Contains(n, "cudart") {
-			t.Errorf("%s needs %s; the static runtime should be linked in (needs %v)", build.CUDARTCLibrary, n, needed)
-		}
-	}
+	cudatools.CheckStaticRuntime(t, lib)
 }

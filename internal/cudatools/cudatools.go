@@ -3,10 +3,12 @@
 package cudatools
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/grid-rbd/grid-rbd/codegen/build"
@@ -85,4 +87,25 @@ func RuntimeIn(root string) (include, library string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// CheckStaticRuntime fails the test where the shared library at path needs a shared CUDA runtime (libcudart):
+// one linked with libcudart_static.a needs only the driver.
+func CheckStaticRuntime(t testing.TB, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Errorf("%v", err)
+		return
+	}
+	defer f.Close()
+	needed, err := f.ImportedLibraries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range needed {
+		if strings.Contains(n, "cudart") {
+			t.Errorf("%s needs %s; the static runtime should be linked in (needs %v)", filepath.Base(path), n, needed)
+		}
+	}
 }
