@@ -68,6 +68,7 @@ inline void fd_gradient_solve_blocked(T* d, const T* Minv) {
 }
 #endif
 
+#if defined(GRID_FDG_DUAL_ABA)
 // Column item of [∂qdd/∂q | ∂qdd/∂qd | ∂qdd/∂τ] at (q, qd, τ) into col (NV), and qdd itself into qdd (NV), by one
 // dual-number run of the articulated-body algorithm: item < NV is tangent direction item of q, then the
 // velocity coordinates, then the efforts (whose column is one of M⁻¹).
@@ -89,8 +90,8 @@ GLASS_HD void forward_dynamics_direction(T* col, T* qdd, int item, const T* q, c
     }
 }
 
-// forward_dynamics_gradient by directions (directions_capable, directions_group): one dual-number ABA per
-// column of the three outputs, no thread waiting for another. qdd_out (NV) receives qdd.
+// forward_dynamics_gradient by directions, the comparison build (GRID_FDG_DUAL_ABA): one dual-number ABA per
+// column of the three outputs, in one phase. qdd_out (NV) receives qdd.
 template <class R, typename T, class S>
 GLASS_HD void forward_dynamics_gradient_by_directions(const S& scope, T* dqdd_dq, T* dqdd_dqd, T* Minv, T* qdd_out,
                                                       const T* q, const T* qd, const T* tau, Vec3<T> gravity) {
@@ -105,6 +106,49 @@ GLASS_HD void forward_dynamics_gradient_by_directions(const S& scope, T* dqdd_dq
     });
     scope.sync();
 }
+#else
+// Item 0: qdd at (q, qd, τ); item 1 + k: column k of M⁻¹, the acceleration a unit effort k gives from rest
+// without gravity (ABA is affine in τ). One run of the articulated-body algorithm each, into out (NV).
+template <class R, typename T>
+GLASS_HD void forward_dynamics_or_minv_column(T* out, int item, const T* q, const T* qd, const T* tau,
+                                              Vec3<T> gravity) {
+    const bool dynamics = item == 0;
+    T v[R::NV], effort[R::NV];
+    for (int k = 0; k < R::NV; ++k) {
+        v[k] = dynamics ? qd[k] : T(0);
+        effort[k] = dynamics ? tau[k] : T(k == item - 1 ? 1 : 0);
+    }
+    const Vec3<T> g = dynamics ? gravity : Vec3<T>{T(0), T(0), T(0)};
+    AbaState<R, T> st;
+    aba<R>(ThreadScope{}, out, q, v, effort, st, g);
+}
+
+// forward_dynamics_gradient by directions (directions_capable, directions_group), in three phases whose
+// threads all run the same instructions: qdd and the NV columns of M⁻¹ by plain ABA runs; ∂τ/∂q and ∂τ/∂qd at
+// (q, qd, qdd), a dual-number inverse dynamics per column; then −M⁻¹·∂τ column by column. One dual-number ABA
+// per column instead (GRID_FDG_DUAL_ABA) needs no phases but runs code about four ABAs long on every thread.
+// qdd_out (NV, group-visible) receives qdd.
+template <class R, typename T, class S>
+GLASS_HD void forward_dynamics_gradient_by_directions(const S& scope, T* dqdd_dq, T* dqdd_dqd, T* Minv, T* qdd_out,
+                                                      const T* q, const T* qd, const T* tau, Vec3<T> gravity) {
+    constexpr int NV = R::NV;
+    for_each_item<NV + 1>(scope, [&](int item) {
+        T out[NV];
+        forward_dynamics_or_minv_column<R>(out, item, q, qd, tau, gravity);
+        if (item == 0) {
+            for (int k = 0; k < NV; ++k) qdd_out[k] = out[k];
+        } else {
+            for (int k = 0; k < NV; ++k) Minv[k * NV + item - 1] = out[k];
+        }
+    });
+    scope.sync();
+    inverse_dynamics_gradient_by_directions<R>(scope, dqdd_dq, dqdd_dqd, q, qd, qdd_out, gravity);
+    for_each_item<2 * NV>(scope, [&](int item) {
+        fd_gradient_solve_column<R>(item < NV ? dqdd_dq : dqdd_dqd, Minv, item % NV);
+    });
+    scope.sync();
+}
+#endif
 
 // dqdd_dq, dqdd_dqd, Minv: [NV, NV] row-major (row = qdd index, column = tangent direction, velocity
 // coordinate or effort). The outputs double as scratch (∂τ is formed in place), so they must not alias.
