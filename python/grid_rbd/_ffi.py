@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jax
+import numpy as np
+import numpy.typing as npt
 
 from ._artifacts import CUDA_LIBRARY, CUDA_RTC_LIBRARY, METADATA, RobotNotBuiltError
 from ._libraries import CPULibrary, LibrariesError, cpu_libraries
@@ -74,10 +76,11 @@ class LoadedRobot:
     deferred: _DeferredLibraries | None = None
     runtime_kernels: RuntimeKernels | None = None
 
-    def target(self, algorithm: str) -> str:
+    def target(self, algorithm: str, dtype: npt.DTypeLike | None = None) -> str:
         """The FFI target name of one algorithm or fused rollout, its handlers ready: a deferred CPU library's
         is loaded (and compiled, if no process has yet) on the first call that needs it, and so are the
-        NVRTC-compiled kernels of a CUDA library built without nvcc.
+        NVRTC-compiled kernels of a CUDA library built without nvcc (those of ``dtype``'s precision, float32
+        or float64, when given; otherwise both).
 
         Raises:
           grid_rbd._runtime_build.BuildError: compiling a deferred library failed.
@@ -87,7 +90,8 @@ class LoadedRobot:
         if self.deferred is not None:
             self.deferred.load(algorithm)
         if self.runtime_kernels is not None:
-            self.runtime_kernels.load(algorithm)
+            precision = None if dtype is None else "double" if np.dtype(dtype) == np.float64 else "float"
+            self.runtime_kernels.load(algorithm, precision)
         return f"{self.target_prefix}.{algorithm}"
 
     def workspace_bytes(self, algorithm: str, samples: int, itemsize: int) -> int:

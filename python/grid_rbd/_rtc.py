@@ -4,8 +4,9 @@
 The library holds the launch code and the XLA FFI handlers; ``metadata.json`` lists, per entry point, the
 name expressions of the kernels its handler launches. Before JAX lowers the first call of an entry point,
 :meth:`RuntimeKernels.load` compiles those kernels for the GPU's architecture (one NVRTC program per kernel, as
-many side by side as there are CPUs: a program's own parsing costs little next to its kernel's code
-generation), keeps each cubin in the build folder (``nvrtc/``, keyed by the architecture, the kernel and the
+many side by side as there are CPUs, each in a process of its own: NVRTC compilations on threads of one
+process partly wait for each other; a program's own parsing costs little next to its kernel's code
+generation), only those of the precision being called, keeps each cubin in the build folder (``nvrtc/``, keyed by the architecture, the kernel and the
 sources it is compiled from) so that later processes and other entry points launching it only load it, and
 hands it to the library (``grid_rtc_load``), whose launches then find the kernels by name. A run-time build
 (:mod:`grid_rbd._runtime_build`) fills that cache for the likely first call (:func:`prefetch`) while the host
@@ -18,6 +19,8 @@ import ctypes
 import hashlib
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import threading
@@ -59,6 +62,40 @@ def _sources_digest(build_dir: Path) -> str:
 Compiled = tuple[bytes, dict[str, str]]  # a cubin, and the mangled name of each name expression in it
 
 
+def _store(path: Path, result: _nvrtc.CompiledKernels) -> None:
+    """Writes a compiled kernel's cubin and mangled names under path (.cubin, .json), each file atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for suffix, data in ((".cubin", result.cubin), (".json", json.dumps(result.mangled).encode())):
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as f:
+            f.write(data)
+        os.replace(f.name, path.with_suffix(suffix))  # the cubin lands first: a reader wants both
+
+
+_WORKER_NVRTC_ERROR = 3
+
+
+def _worker(argv: Sequence[str]) -> int:
+    """``python -m grid_rbd._rtc BUILD_DIR ARCH KERNEL PATH``: compiles one kernel into the cache entry PATH."""
+    build_dir, arch, name, path = argv
+    try:
+        _store(Path(path), _nvrtc.compile_kernels(build_dir, [name], arch=arch))
+    except _nvrtc.NvrtcError as e:
+        print(e, file=sys.stderr)
+        return _WORKER_NVRTC_ERROR
+    return 0
+
+
+def _of_precision(names: Sequence[str], precision: str | None) -> list[str]:
+    """The kernels a call in ``precision`` (``"float"``, ``"double"``; None: both) launches: those whose name
+    expression does not name the other precision."""
+    if precision is None:
+        return list(names)
+    if precision not in ("float", "double"):
+        raise ValueError(f"precision must be 'float' or 'double', got {precision!r}")
+    other = re.compile(r"\b" + ("double" if precision == "float" else "float") + r"\b")
+    return [n for n in names if not other.search(n)]
+
+
 class _KernelCache:
     """One build folder's NVRTC kernels for one GPU architecture: each kernel its own program, its cubin kept in
     the folder's ``nvrtc/`` (in the user's cache, :func:`grid_rbd._locations.cache_root`, where the folder is
@@ -88,25 +125,49 @@ class _KernelCache:
         return (cubin, mangled) if name in mangled else None
 
     def compile(self, name: str) -> Compiled:
-        result = _nvrtc.compile_kernels(self.build_dir, [name], arch=self.arch)
+        """Compiles one kernel into the cache in a process of its own (:func:`_worker`), or in this one where the
+        cache cannot be written or no worker could start."""
         path = self._path(name)
-        try:  # the cache is an optimisation: a read-only build folder still runs
+        try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            for suffix, data in ((".cubin", result.cubin), (".json", json.dumps(result.mangled).encode())):
-                with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as f:
-                    f.write(data)
-                os.replace(f.name, path.with_suffix(suffix))  # the cubin lands first: a reader wants both
+        except OSError:
+            pass
+        else:
+            env = dict(os.environ)
+            package_parent = str(Path(__file__).resolve().parent.parent)
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+            try:
+                proc = subprocess.run([sys.executable, "-m", __name__, str(self.build_dir), self.arch, name, str(path)],
+                                      capture_output=True, text=True, env=env)
+            except OSError:
+                proc = None
+            if proc is not None:
+                if proc.returncode == _WORKER_NVRTC_ERROR:
+                    raise _nvrtc.NvrtcError(proc.stderr.strip())
+                if proc.returncode == 0 and (compiled := self.read(name)) is not None:
+                    return compiled
+        result = _nvrtc.compile_kernels(self.build_dir, [name], arch=self.arch)
+        try:  # the cache is an optimisation: a read-only build folder still runs
+            _store(path, result)
         except OSError:
             pass
         return result.cubin, result.mangled
 
-    def get(self, names: list[str], workers: int) -> dict[str, Compiled]:
+    def cached(self, names: Sequence[str]) -> dict[str, Compiled]:
+        """The kernels of names that the cache holds."""
+        return {n: c for n in names if (c := self.read(n)) is not None}
+
+    def compile_all(self, names: Sequence[str], workers: int) -> dict[str, Compiled]:
+        """Compiles names into the cache, up to workers at a time."""
+        if not names:
+            return {}
+        with ThreadPoolExecutor(max(1, min(len(names), workers))) as pool:
+            return dict(zip(names, pool.map(self.compile, names)))
+
+    def get(self, names: Sequence[str], workers: int) -> dict[str, Compiled]:
         """Each kernel from the cache, else compiled, up to workers at a time."""
-        found = {n: c for n in names if (c := self.read(n)) is not None}
-        todo = [n for n in names if n not in found]
-        if todo:
-            with ThreadPoolExecutor(max(1, min(len(todo), workers))) as pool:
-                found.update(zip(todo, pool.map(self.compile, todo)))
+        found = self.cached(names)
+        found.update(self.compile_all([n for n in names if n not in found], workers))
         return found
 
 
@@ -126,37 +187,40 @@ class RuntimeKernels:
         library.grid_rtc_error.argtypes = [ctypes.c_int]
         library.grid_rtc_error.restype = ctypes.c_char_p
 
-    def load(self, algorithm: str) -> None:
-        """Makes the kernels of ``algorithm``'s CUDA handler ready: from the cache, else compiled now.
+    def load(self, algorithm: str, precision: str | None = None) -> None:
+        """Makes the kernels of ``algorithm``'s CUDA handler ready for calls in ``precision`` (``"float"``,
+        ``"double"``; None: both): from the cache, else compiled now.
 
         Raises:
           grid_rbd._nvrtc.NvrtcError: NVRTC or libcu++ is missing, or a kernel did not compile.
           RuntimeError: the build lists no kernels (it predates them) or the CUDA runtime refused the cubin.
         """
-        if algorithm in self._ready:
+        key = (algorithm, precision)
+        if key in self._ready:
             return
         info = self._metadata.algorithms.get(algorithm)
         if info is None:
             return  # not an entry point of this library (a fused rollout): the handler lookup reports it
         with self._lock:
-            if algorithm in self._ready:
+            if key in self._ready:
                 return
             if not info.kernels:
                 raise RuntimeError(f"{self._cache.build_dir / 'metadata.json'} lists no kernels for {algorithm}: "
                                    "the build predates kernels compiled at run time; rebuild the robot")
-            missing = [k for k in info.kernels if k not in self._loaded]
+            missing = [k for k in _of_precision(info.kernels, precision) if k not in self._loaded]
             if missing:
                 self._load(algorithm, missing)
-            self._ready.add(algorithm)
+            self._ready.add(key)
 
     def _load(self, algorithm: str, names: list[str]) -> None:
         what = f"{self._metadata.robot}'s {algorithm} kernels for {self._cache.arch}"
-        compiled = {n: c for n in names if (c := self._cache.read(n)) is not None}
-        if len(compiled) < len(names):
+        compiled = self._cache.cached(names)
+        todo = [n for n in names if n not in compiled]
+        if todo:
             print(f"grid_rbd: compiling {what} with NVRTC (first use)...", end="", file=sys.stderr, flush=True)
             start = time.perf_counter()
             try:
-                compiled = self._cache.get(names, os.cpu_count() or 1)
+                compiled.update(self._cache.compile_all(todo, os.cpu_count() or 1))
             finally:
                 print(f" {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
         for name in names:
@@ -175,13 +239,14 @@ FIRST_CALL = ("aba",)
 
 
 def prefetch(build_dir: Path, compute_capability: str, algorithms: Sequence[str] = FIRST_CALL,
-             workers: int | None = None) -> Callable[[], None]:
-    """Starts compiling the kernels of ``algorithms`` for a GPU of ``compute_capability`` into ``build_dir``'s
-    kernel cache, in a thread of its own; returns the function that waits for it. A failure is not reported
-    here: the first call compiles the kernel again and raises it."""
+             workers: int | None = None, precision: str | None = None) -> Callable[[], None]:
+    """Starts compiling the kernels of ``algorithms`` in ``precision`` (``"float"``, ``"double"``; None: both) for
+    a GPU of ``compute_capability`` into ``build_dir``'s kernel cache, in a thread of its own; returns the
+    function that waits for it. A failure is not reported here: the first call compiles the kernel again and
+    raises it."""
     metadata = load_metadata(build_dir / METADATA)
-    names = list(dict.fromkeys(k for a in algorithms if a in metadata.algorithms
-                               for k in metadata.algorithms[a].kernels))
+    names = _of_precision(list(dict.fromkeys(k for a in algorithms if a in metadata.algorithms
+                                             for k in metadata.algorithms[a].kernels)), precision)
     cache = _KernelCache(build_dir, gpu_arch(compute_capability))
 
     def run() -> None:
@@ -193,3 +258,7 @@ def prefetch(build_dir: Path, compute_capability: str, algorithms: Sequence[str]
     thread = threading.Thread(target=run, name="grid_rbd-nvrtc-prefetch", daemon=True)
     thread.start()
     return thread.join
+
+
+if __name__ == "__main__":
+    sys.exit(_worker(sys.argv[1:]))

@@ -28,8 +28,8 @@ On a machine with a GPU (or always, with ``$GRID_RBD_CUDA_RTC=yes``; never with 
 the CUDA handler library of kernels compiled at run time (``libgrid_rbd_cuda_rtc.so``, seconds: no nvcc and
 no kernels) against the CUDA runtime's headers and library (:func:`grid_rbd._cuda_paths.cuda_runtime`: the
 ``nvidia-cuda-runtime`` and ``nvidia-cuda-crt`` wheels, else the toolkit at ``$CUDA_HOME``, ``/usr/local/cuda``),
-and, while the host compiler runs, NVRTC compiles the kernels of ``forward_dynamics`` into the build's kernel
-cache (:func:`grid_rbd._rtc.prefetch`), so that a first call on the GPU finds them. Every other entry point's
+and, while the host compiler runs, NVRTC compiles the kernels of ``forward_dynamics`` in JAX's default
+precision into the build's kernel cache (:func:`grid_rbd._rtc.prefetch`), so that a first call on the GPU finds them. Every other entry point's
 kernels compile with NVRTC on its first call (:mod:`grid_rbd._rtc`).
 """
 
@@ -304,14 +304,17 @@ def _run_generator(cmd: list[str], work: Path, cuda: list[str]) -> tuple[int, st
 
 
 def _prefetch_kernels(work: Path) -> Callable[[], None] | None:
-    """Starts NVRTC on a first call's kernels in work (see _run_generator), or None without a GPU."""
+    """Starts NVRTC on a first call's kernels in work (see _run_generator), in JAX's default floating-point
+    precision (float32 unless x64 is enabled), or None without a GPU."""
     import jax
+    import numpy as np
 
     try:
         capability = str(jax.devices("cuda")[0].compute_capability)
     except (RuntimeError, IndexError):
         return None
-    return prefetch(work, capability)
+    precision = "double" if jax.dtypes.canonicalize_dtype(np.float64) == np.float64 else "float"
+    return prefetch(work, capability, precision=precision)
 
 
 def _build(path: Path, slot: Path, folder: Path, generator: Path, floating: bool, roll: str, quiet: bool,

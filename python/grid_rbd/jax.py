@@ -205,7 +205,7 @@ class JaxRobotHandle(RobotBase):
         operands = [jnp.asarray(c[0], dtype) for c in converted]
         # Registers the handler now, compiling a deferred library if need be: the partitioned call below may
         # trace the kernel again while XLA compiles, too late to register it.
-        self._robot.target(algorithm)
+        self._robot.target(algorithm, dtype)
         # Partitioned along the batch under sharding: each device runs the kernel on its own samples.
         return _sharding.batch_partitioned(_KernelCall(self, algorithm, frame, method), operands, len(batch))
 
@@ -246,7 +246,7 @@ class JaxRobotHandle(RobotBase):
         workspace = self._robot.workspace_bytes(algorithm, samples, np.dtype(dtype).itemsize)
         result_types.append(jax.ShapeDtypeStruct(  # type: ignore[no-untyped-call,unused-ignore]
             (workspace,), jnp.uint8, sharding=_sharding.typed_result_sharding(operands, 0, 1)))
-        call = jax.ffi.ffi_call(self._robot.target(algorithm), result_types, vmap_method="broadcast_all")
+        call = jax.ffi.ffi_call(self._robot.target(algorithm, dtype), result_types, vmap_method="broadcast_all")
         return list(call(*operands, **attributes))[:-1]
 
     def _arrays(self, method: str, args: Sequence[ArrayLike], kernel: str | None = None) -> list[jax.Array]:

@@ -249,7 +249,7 @@ def test_a_build_for_the_gpu_compiles_the_first_calls_kernels_beside_its_librari
     """Building for the GPU, the kernels of forward dynamics (ABA) compile with NVRTC while the host compiler
     builds the libraries (no GPU is needed to compile them: the GPU's compute capability is given here), and
     the build folder then holds them, so that the first call only loads them."""
-    from grid_rbd import _nvrtc, _rtc, _runtime_build
+    from grid_rbd import _rtc, _runtime_build
     from grid_rbd._metadata import load_metadata
     from test_nvrtc import _FakeRTCLibrary
 
@@ -275,7 +275,7 @@ def test_a_build_for_the_gpu_compiles_the_first_calls_kernels_beside_its_librari
     def no_nvrtc(*args, **kwargs):
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr(_nvrtc, "compile_kernels", no_nvrtc)
+    monkeypatch.setattr(_rtc._KernelCache, "compile", no_nvrtc)
     lib = _FakeRTCLibrary()
     _rtc.RuntimeKernels(folder, lib, metadata, "sm_90").load("aba")
     assert set(lib.loaded) == set(names)

@@ -93,7 +93,7 @@ def test_runtime_kernels_compile_what_the_metadata_lists_and_cache_it(tmp_path, 
     def no_nvrtc(*args, **kwargs):
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr(_nvrtc, "compile_kernels", no_nvrtc)
+    monkeypatch.setattr(_rtc._KernelCache, "compile", no_nvrtc)
     again = _FakeRTCLibrary()
     kernels = _rtc.RuntimeKernels(build, again, metadata, "sm_90")
     kernels.load("frame_poses")
@@ -135,7 +135,76 @@ def test_a_read_only_build_folder_keeps_its_kernels_in_the_user_cache(tmp_path, 
     def no_nvrtc(*args, **kwargs):
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr(_nvrtc, "compile_kernels", no_nvrtc)
+    monkeypatch.setattr(_rtc._KernelCache, "compile", no_nvrtc)
     again = _FakeRTCLibrary()
     _rtc.RuntimeKernels(build, again, metadata, "sm_90").load("frame_poses")
     assert again.loaded == lib.loaded
+
+
+def test_a_call_in_one_precision_compiles_only_that_precisions_kernels(tmp_path):
+    import shutil
+
+    from grid_rbd import _rtc
+    from grid_rbd._metadata import load_metadata
+
+    build = tmp_path / "iiwa"
+    shutil.copytree(find_robot("iiwa"), build)
+    metadata = load_metadata(build / "metadata.json")
+    names = metadata.algorithms["frame_poses"].kernels
+    floats = [n for n in names if "<float" in n]
+    assert floats and len(floats) < len(names)
+
+    lib = _FakeRTCLibrary()
+    kernels = _rtc.RuntimeKernels(build, lib, metadata, "sm_90")
+    kernels.load("frame_poses", "float")
+    assert set(lib.loaded) == set(floats)
+    kernels.load("frame_poses", "double")
+    kernels.load("frame_poses")
+    assert set(lib.loaded) == set(names)
+    assert len(list((build / _rtc.CACHE_DIR).glob("*.cubin"))) == len(names)
+    with pytest.raises(ValueError, match="precision must be 'float' or 'double'"):
+        kernels.load("mass_matrix", "half")
+
+
+def test_kernels_compile_in_processes_of_their_own(tmp_path, monkeypatch):
+    """NVRTC's compilations on threads of one process partly wait for each other, so each kernel compiles in a
+    worker process; its errors reach the caller as NvrtcError with NVRTC's log."""
+    import shutil
+
+    from grid_rbd import _rtc
+
+    build = tmp_path / "iiwa"
+    shutil.copytree(find_robot("iiwa"), build)
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("compiled in the calling process")
+
+    monkeypatch.setattr(_nvrtc, "compile_kernels", not_here)
+    cache = _rtc._KernelCache(build, "sm_90")
+    cubin, mangled = cache.compile("grid::frame_poses_thread_kernel<float>")
+    assert cubin_arch(cubin) == 90 and mangled["grid::frame_poses_thread_kernel<float>"].encode() in cubin
+    with pytest.raises(_nvrtc.NvrtcError, match='namespace "grid" has no member "no_such_kernel"'):
+        cache.compile("grid::no_such_kernel<float>")
+
+
+def test_a_cache_that_cannot_be_written_compiles_in_the_calling_process(tmp_path, monkeypatch):
+    import shutil
+
+    from grid_rbd import _rtc
+
+    build = tmp_path / "iiwa"
+    shutil.copytree(find_robot("iiwa"), build)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("GRID_RBD_CACHE", str(blocker))
+    monkeypatch.setattr(_rtc.os, "access", lambda path, mode: False)
+    calls = []
+    compile_kernels = _nvrtc.compile_kernels
+
+    def here(*args, **kwargs):
+        calls.append(args)
+        return compile_kernels(*args, **kwargs)
+
+    monkeypatch.setattr(_nvrtc, "compile_kernels", here)
+    cubin, _ = _rtc._KernelCache(build, "sm_90").compile("grid::frame_poses_thread_kernel<float>")
+    assert cubin_arch(cubin) == 90 and len(calls) == 1
