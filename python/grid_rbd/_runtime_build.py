@@ -24,13 +24,15 @@ derivatives and the fused rollouts go into deferred libraries (``cpu_libraries.j
 build folder is in place, ``"first-use"`` leaves it to the first call that needs a deferred library, ``"no"``
 compiles them before the build returns. A call that needs one waits for it (:class:`grid_rbd._ffi.LoadedRobot`).
 
-On a machine with a GPU (or always, with ``$GRID_RBD_CUDA_RTC=yes``; never with ``no``) a build also compiles
+On a machine with a GPU (the NVIDIA driver lists one and JAX has a CUDA plugin; or always, with
+``$GRID_RBD_CUDA_RTC=yes``; never with ``no``) a build also compiles
 the CUDA handler library of kernels compiled at run time (``libgrid_rbd_cuda_rtc.so``, seconds: no nvcc and
 no kernels) against the CUDA runtime's headers and library (:func:`grid_rbd._cuda_paths.cuda_runtime`: the
 ``nvidia-cuda-runtime`` and ``nvidia-cuda-crt`` wheels, else the toolkit at ``$CUDA_HOME``, ``/usr/local/cuda``),
 and, while the host compiler runs, NVRTC compiles the kernels of ``forward_dynamics`` in JAX's default
-precision into the build's kernel cache (:func:`grid_rbd._rtc.prefetch`), so that a first call on the GPU finds them. Every other entry point's
-kernels compile with NVRTC on its first call (:mod:`grid_rbd._rtc`).
+precision into the build's kernel cache (:func:`grid_rbd._rtc.prefetch`), after JAX has started CUDA in the
+same thread, so that a first call on the GPU finds both done. Every other entry point's kernels compile with
+NVRTC on its first call (:mod:`grid_rbd._rtc`).
 """
 
 from __future__ import annotations
@@ -151,14 +153,8 @@ def _cuda_rtc_flags() -> list[str]:
         raise ValueError(f"${CUDA_RTC_ENV} must be one of {', '.join(map(repr, CUDA_RTC_MODES))}; got {mode!r}")
     if mode == "no":
         return []
-    if mode == "auto":
-        import jax
-
-        try:
-            if not jax.devices("cuda"):
-                return []
-        except RuntimeError:
-            return []
+    if mode == "auto" and not _gpu_likely():
+        return []
     runtime = cuda_runtime()
     if runtime is None:
         missing = ("the CUDA runtime's headers and library are not installed: pip install 'grid-rbd[cuda]' "
@@ -169,6 +165,31 @@ def _cuda_rtc_flags() -> list[str]:
                       f"${CUDA_RTC_ENV}=no silences this", RuntimeWarning, stacklevel=4)
         return []
     return ["-cuda-runtime-include", str(runtime[0]), "-cuda-runtime-library", str(runtime[1])]
+
+
+_NVIDIA_GPUS = Path("/proc/driver/nvidia/gpus")  # a folder per GPU while the NVIDIA driver is loaded
+
+
+def _gpu_likely() -> bool:
+    """Whether JAX will likely see an NVIDIA GPU, told without starting CUDA (seconds where the driver is cold,
+    time the build then spends beside it, in :func:`_prefetch_kernels`): the NVIDIA driver lists a GPU and a JAX
+    CUDA plugin is installed (JAX finds plugins as ``jax_plugins`` entry points or modules)."""
+    try:
+        if not any(_NVIDIA_GPUS.iterdir()):
+            return False
+    except OSError:
+        return False
+    from importlib.metadata import entry_points
+
+    if any("cuda" in e.name for e in entry_points(group="jax_plugins")):
+        return True
+    try:
+        import jax_plugins  # type: ignore[import-not-found]
+    except ImportError:
+        return False
+    import pkgutil
+
+    return any("cuda" in m.name for m in pkgutil.iter_modules(jax_plugins.__path__))
 
 
 def _toolchain_flags() -> list[str]:
@@ -303,18 +324,28 @@ def _run_generator(cmd: list[str], work: Path, cuda: list[str]) -> tuple[int, st
     return returncode, "".join(lines), "".join(stderr)
 
 
-def _prefetch_kernels(work: Path) -> Callable[[], None] | None:
+def _prefetch_kernels(work: Path) -> Callable[[], None]:
     """Starts NVRTC on a first call's kernels in work (see _run_generator), in JAX's default floating-point
-    precision (float32 unless x64 is enabled), or None without a GPU."""
-    import jax
-    import numpy as np
+    precision (float32 unless x64 is enabled), in a thread that first has JAX start CUDA (also what a first call
+    would wait for); returns the function that waits for it. Without a GPU the thread finds nothing to do."""
 
-    try:
-        capability = str(jax.devices("cuda")[0].compute_capability)
-    except (RuntimeError, IndexError):
-        return None
-    precision = "double" if jax.dtypes.canonicalize_dtype(np.float64) == np.float64 else "float"
-    return prefetch(work, capability, precision=precision)
+    def run() -> None:
+        import jax
+        import numpy as np
+
+        try:
+            capability = str(jax.devices("cuda")[0].compute_capability)
+        except (RuntimeError, IndexError):
+            return
+        precision = "double" if jax.dtypes.canonicalize_dtype(np.float64) == np.float64 else "float"
+        try:
+            prefetch(work, capability, precision=precision)()
+        except Exception:  # noqa: BLE001 - the first call compiles the kernels again and reports the failure
+            pass
+
+    thread = threading.Thread(target=run, name="grid_rbd-gpu-start", daemon=True)
+    thread.start()
+    return thread.join
 
 
 def _build(path: Path, slot: Path, folder: Path, generator: Path, floating: bool, roll: str, quiet: bool,

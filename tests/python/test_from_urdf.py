@@ -279,3 +279,29 @@ def test_a_build_for_the_gpu_compiles_the_first_calls_kernels_beside_its_librari
     lib = _FakeRTCLibrary()
     _rtc.RuntimeKernels(folder, lib, metadata, "sm_90").load("aba")
     assert set(lib.loaded) == set(names)
+
+
+def test_a_gpu_is_told_without_starting_cuda(tmp_path, monkeypatch):
+    """A build decides whether to compile for the GPU from the driver's GPU list and JAX's plugins, so that CUDA
+    starts beside the generator rather than before it."""
+    import importlib.metadata
+    import sys
+
+    from grid_rbd import _runtime_build
+
+    gpus = tmp_path / "gpus"
+    monkeypatch.setattr(_runtime_build, "_NVIDIA_GPUS", gpus)
+    assert not _runtime_build._gpu_likely()  # no driver
+    gpus.mkdir()
+    assert not _runtime_build._gpu_likely()  # a driver without GPUs
+    (gpus / "0000:18:00.0").mkdir()
+
+    class EntryPoint:
+        def __init__(self, name):
+            self.name = name
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [EntryPoint("xla_cuda13")])
+    assert _runtime_build._gpu_likely()
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
+    monkeypatch.setitem(sys.modules, "jax_plugins", None)  # no plugin package: importing it fails
+    assert not _runtime_build._gpu_likely()
