@@ -30,8 +30,8 @@ the CUDA handler library of kernels compiled at run time (``libgrid_rbd_cuda_rtc
 no kernels) against the CUDA runtime's headers and library (:func:`grid_rbd._cuda_paths.cuda_runtime`: the
 ``nvidia-cuda-runtime`` and ``nvidia-cuda-crt`` wheels, else the toolkit at ``$CUDA_HOME``, ``/usr/local/cuda``),
 and, while the host compiler runs, NVRTC compiles the kernels of ``forward_dynamics`` in JAX's default
-precision into the build's kernel cache (:func:`grid_rbd._rtc.prefetch`), after JAX has started CUDA in the
-same thread, so that a first call on the GPU finds both done. Every other entry point's kernels compile with
+precision into the build's kernel cache (:func:`grid_rbd._rtc.prefetch`) while JAX starts CUDA, so that a first
+call on the GPU finds both done. Every other entry point's kernels compile with
 NVRTC on its first call (:mod:`grid_rbd._rtc`).
 """
 
@@ -326,26 +326,61 @@ def _run_generator(cmd: list[str], work: Path, cuda: list[str]) -> tuple[int, st
 
 def _prefetch_kernels(work: Path) -> Callable[[], None]:
     """Starts NVRTC on a first call's kernels in work (see _run_generator), in JAX's default floating-point
-    precision (float32 unless x64 is enabled), in a thread that first has JAX start CUDA (also what a first call
-    would wait for); returns the function that waits for it. Without a GPU the thread finds nothing to do."""
+    precision (float32 unless x64 is enabled), and has JAX start CUDA beside it (what a first call would wait
+    for: seconds where the driver is cold); returns the function that waits for both. Without a GPU there is
+    nothing to do."""
+    import jax
+    import numpy as np
 
-    def run() -> None:
-        import jax
-        import numpy as np
+    precision = "double" if jax.dtypes.canonicalize_dtype(np.float64) == np.float64 else "float"
 
+    def start_cuda() -> str | None:
         try:
-            capability = str(jax.devices("cuda")[0].compute_capability)
+            return str(jax.devices("cuda")[0].compute_capability)
         except (RuntimeError, IndexError):
+            return None
+
+    def compile_kernels() -> None:
+        capability = _compute_capability() or start_cuda()
+        if capability is None:
             return
-        precision = "double" if jax.dtypes.canonicalize_dtype(np.float64) == np.float64 else "float"
         try:
             prefetch(work, capability, precision=precision)()
         except Exception:  # noqa: BLE001 - the first call compiles the kernels again and reports the failure
             pass
 
-    thread = threading.Thread(target=run, name="grid_rbd-gpu-start", daemon=True)
-    thread.start()
-    return thread.join
+    threads = [threading.Thread(target=f, name=f"grid_rbd-{f.__name__}", daemon=True)
+               for f in (start_cuda, compile_kernels)]
+    for t in threads:
+        t.start()
+
+    def wait() -> None:
+        for t in threads:
+            t.join()
+
+    return wait
+
+
+_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
+_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
+
+
+def _compute_capability() -> str | None:
+    """The compute capability (``"9.0"``) of CUDA device 0, JAX's first GPU, from the driver API: no context is
+    created, so it takes milliseconds where JAX's start takes seconds. None where the driver cannot say."""
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        device = ctypes.c_int()
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        if (cuda.cuInit(0) or cuda.cuDeviceGet(ctypes.byref(device), 0)
+                or cuda.cuDeviceGetAttribute(ctypes.byref(major), _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
+                or cuda.cuDeviceGetAttribute(ctypes.byref(minor), _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)):
+            return None
+    except (OSError, AttributeError):
+        return None
+    return f"{major.value}.{minor.value}"
 
 
 def _build(path: Path, slot: Path, folder: Path, generator: Path, floating: bool, roll: str, quiet: bool,

@@ -305,3 +305,37 @@ def test_a_gpu_is_told_without_starting_cuda(tmp_path, monkeypatch):
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
     monkeypatch.setitem(sys.modules, "jax_plugins", None)  # no plugin package: importing it fails
     assert not _runtime_build._gpu_likely()
+
+
+def test_the_gpus_architecture_comes_from_the_driver_api(monkeypatch):
+    """The first call's kernels start compiling on the architecture libcuda reports (no CUDA context, so no wait
+    for JAX's start); a driver that cannot say gives None, and JAX is asked instead."""
+    import ctypes
+
+    from grid_rbd import _runtime_build
+
+    class FakeDriver:
+        def __init__(self, init_status):
+            self.init_status = init_status
+
+        def cuInit(self, flags):
+            return self.init_status
+
+        def cuDeviceGet(self, device, ordinal):
+            device._obj.value = ordinal
+            return 0
+
+        def cuDeviceGetAttribute(self, value, attribute, device):
+            value._obj.value = {75: 9, 76: 0}[attribute]
+            return 0
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeDriver(0))
+    assert _runtime_build._compute_capability() == "9.0"
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeDriver(100))  # CUDA_ERROR_NO_DEVICE
+    assert _runtime_build._compute_capability() is None
+
+    def missing(name):
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.setattr(ctypes, "CDLL", missing)
+    assert _runtime_build._compute_capability() is None
