@@ -3,14 +3,14 @@
 
 The library holds the launch code and the XLA FFI handlers; ``metadata.json`` lists, per entry point, the
 name expressions of the kernels its handler launches. Before JAX lowers the first call of an entry point,
-:meth:`RuntimeKernels.load` compiles those kernels for the GPU's architecture (one NVRTC program per kernel, as
-many side by side as there are CPUs, each in a process of its own: NVRTC compilations on threads of one
-process partly wait for each other; a program's own parsing costs little next to its kernel's code
-generation), only those of the precision being called, keeps each cubin in the build folder (``nvrtc/``, keyed by the architecture, the kernel and the
-sources it is compiled from) so that later processes and other entry points launching it only load it, and
-hands it to the library (``grid_rtc_load``), whose launches then find the kernels by name. A run-time build
-(:mod:`grid_rbd._runtime_build`) fills that cache for the likely first call (:func:`prefetch`) while the host
-compiler builds the libraries.
+:meth:`RuntimeKernels.load` compiles those kernels for the GPU's architecture, only those of the precision
+being called (one NVRTC program per kernel, as many side by side as there are CPUs, each in a process of its
+own: NVRTC compilations on threads of one process partly wait for each other; a program's own parsing costs
+little next to its kernel's code generation), keeps each cubin in the build folder (``nvrtc/``, keyed by the
+architecture, the kernel and the sources it is compiled from) so that later processes and other entry points
+launching it only load it, and hands it to the library (``grid_rtc_load``), whose launches then find the
+kernels by name. A run-time build (:mod:`grid_rbd._runtime_build`) fills that cache for the likely first call
+(:func:`prefetch`) while the host compiler builds the libraries.
 """
 
 from __future__ import annotations

@@ -374,9 +374,10 @@ def _compute_capability() -> str | None:
         cuda = ctypes.CDLL("libcuda.so.1")
         device = ctypes.c_int()
         major, minor = ctypes.c_int(), ctypes.c_int()
+        attribute = cuda.cuDeviceGetAttribute
         if (cuda.cuInit(0) or cuda.cuDeviceGet(ctypes.byref(device), 0)
-                or cuda.cuDeviceGetAttribute(ctypes.byref(major), _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
-                or cuda.cuDeviceGetAttribute(ctypes.byref(minor), _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)):
+                or attribute(ctypes.byref(major), _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
+                or attribute(ctypes.byref(minor), _CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)):
             return None
     except (OSError, AttributeError):
         return None
