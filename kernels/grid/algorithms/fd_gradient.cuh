@@ -30,16 +30,22 @@ struct FdGradientState {
     };
 };
 
-// Column c of a ∂τ matrix d ([NV, NV] row-major) replaced by −M⁻¹·(that column), Minv [NV, NV] row-major.
+// Column c of d ([NV, NV] row-major) set to −M⁻¹·col, Minv [NV, NV] row-major.
 template <class R, typename T>
-GLASS_HD void fd_gradient_solve_column(T* d, const T* Minv, int c) {
-    T col[R::NV];
-    for (int k = 0; k < R::NV; ++k) col[k] = d[k * R::NV + c];
+GLASS_HD void fd_gradient_store_column(T* d, const T* Minv, const T* col, int c) {
     for (int r = 0; r < R::NV; ++r) {
         T s = T(0);
         for (int k = 0; k < R::NV; ++k) s += Minv[r * R::NV + k] * col[k];
         d[r * R::NV + c] = -s;
     }
+}
+
+// Column c of a ∂τ matrix d ([NV, NV] row-major) replaced by −M⁻¹·(that column), Minv [NV, NV] row-major.
+template <class R, typename T>
+GLASS_HD void fd_gradient_solve_column(T* d, const T* Minv, int c) {
+    T col[R::NV];
+    for (int k = 0; k < R::NV; ++k) col[k] = d[k * R::NV + c];
+    fd_gradient_store_column<R>(d, Minv, col, c);
 }
 
 #if !defined(__CUDA_ARCH__)
@@ -123,11 +129,11 @@ GLASS_HD void forward_dynamics_or_minv_column(T* out, int item, const T* q, cons
     aba<R>(ThreadScope{}, out, q, v, effort, st, g);
 }
 
-// forward_dynamics_gradient by directions (directions_capable, directions_group), in three phases whose
-// threads all run the same instructions: qdd and the NV columns of M⁻¹ by plain ABA runs; ∂τ/∂q and ∂τ/∂qd at
-// (q, qd, qdd), a dual-number inverse dynamics per column; then −M⁻¹·∂τ column by column. One dual-number ABA
-// per column instead (GRID_FDG_DUAL_ABA) needs no phases but runs code about four ABAs long on every thread.
-// qdd_out (NV, group-visible) receives qdd.
+// forward_dynamics_gradient by directions (directions_capable, directions_group), in two phases whose threads
+// all run the same instructions: qdd and the NV columns of M⁻¹ by plain ABA runs; then per column of ∂τ/∂q and
+// ∂τ/∂qd at (q, qd, qdd) a dual-number inverse dynamics, the column times −M⁻¹ stored straight away. One
+// dual-number ABA per column instead (GRID_FDG_DUAL_ABA) needs no phases but runs code about four ABAs long on
+// every thread. qdd_out (NV, group-visible) receives qdd.
 template <class R, typename T, class S>
 GLASS_HD void forward_dynamics_gradient_by_directions(const S& scope, T* dqdd_dq, T* dqdd_dqd, T* Minv, T* qdd_out,
                                                       const T* q, const T* qd, const T* tau, Vec3<T> gravity) {
@@ -142,9 +148,10 @@ GLASS_HD void forward_dynamics_gradient_by_directions(const S& scope, T* dqdd_dq
         }
     });
     scope.sync();
-    inverse_dynamics_gradient_by_directions<R>(scope, dqdd_dq, dqdd_dqd, q, qd, qdd_out, gravity);
     for_each_item<2 * NV>(scope, [&](int item) {
-        fd_gradient_solve_column<R>(item < NV ? dqdd_dq : dqdd_dqd, Minv, item % NV);
+        T col[NV];
+        inverse_dynamics_direction<R>(col, item, q, qd, qdd_out, gravity);
+        fd_gradient_store_column<R>(item < NV ? dqdd_dq : dqdd_dqd, Minv, col, item % NV);
     });
     scope.sync();
 }
