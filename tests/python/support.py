@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -178,3 +179,33 @@ def error_tsv() -> str:
     for (robot, dtype, method), (err, ratio) in sorted(ERRORS.items()):
         out.append(f"{robot}\t{dtype}\t{method}\t{err:.3e}\t{ratio:.3e}")
     return "\n".join(out) + "\n"
+
+
+# NVRTC kernels without a GPU (test_nvrtc, test_from_urdf)
+EM_CUDA = 190
+
+
+def cubin_arch(cubin: bytes) -> int:
+    """The SM version a cubin is built for (ELF e_flags, bits 8-15)."""
+    assert cubin[:4] == b"\x7fELF" and cubin[4] == 2, "not a 64-bit ELF file"
+    (machine,) = struct.unpack_from("<H", cubin, 18)
+    assert machine == EM_CUDA, f"ELF machine {machine}, not CUDA"
+    (flags,) = struct.unpack_from("<I", cubin, 48)
+    return (flags >> 8) & 0xFF
+
+
+class FakeRTCLibrary:
+    """Stands in for libgrid_rbd_cuda_rtc.so on a machine without a GPU: records what grid_rtc_load is given."""
+
+    def __init__(self):
+        self.loaded: dict[str, str] = {}
+        outer = self
+
+        def grid_rtc_load(cubin, count, names, mangled):
+            assert cubin_arch(bytes(cubin)) == 90
+            for k in range(count):
+                outer.loaded[names[k].decode()] = mangled[k].decode()
+            return 0
+
+        self.grid_rtc_load = grid_rtc_load
+        self.grid_rtc_error = lambda code: b"error"

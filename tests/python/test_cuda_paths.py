@@ -36,3 +36,13 @@ def test_no_complete_runtime_is_none(tmp_path, monkeypatch):
     monkeypatch.setattr(_cuda_paths, "nvidia_dirs", lambda relative: [wheel])
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no-toolkit"))
     assert _cuda_paths.cuda_runtime() is None
+
+
+def test_the_runtime_headers_are_the_ones_the_go_build_checks():
+    """The wheel's Python finds the runtime that grid-rbd-build will accept: both name the same headers."""
+    import re
+
+    source = (Path(__file__).resolve().parents[2] / "codegen" / "build" / "compile.go").read_text()
+    found = re.search(r"var CUDARuntimeHeaders = \[\]string\{([^}]*)\}", source)
+    assert found, "codegen/build/compile.go no longer declares CUDARuntimeHeaders"
+    assert tuple(re.findall(r'"([^"]+)"', found.group(1))) == _cuda_paths.RUNTIME_HEADERS

@@ -251,7 +251,7 @@ def test_a_build_for_the_gpu_compiles_the_first_calls_kernels_beside_its_librari
     the build folder then holds them, so that the first call only loads them."""
     from grid_rbd import _rtc, _runtime_build
     from grid_rbd._metadata import load_metadata
-    from test_nvrtc import _FakeRTCLibrary
+    from support import FakeRTCLibrary
 
     monkeypatch.setenv("GRID_RBD_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("GRID_RBD_DEFER", "first-use")
@@ -276,7 +276,7 @@ def test_a_build_for_the_gpu_compiles_the_first_calls_kernels_beside_its_librari
         raise AssertionError("compiled again")
 
     monkeypatch.setattr(_rtc._KernelCache, "compile", no_nvrtc)
-    lib = _FakeRTCLibrary()
+    lib = FakeRTCLibrary()
     _rtc.RuntimeKernels(folder, lib, metadata, "sm_90").load("aba")
     assert set(lib.loaded) == set(names)
 

@@ -4,23 +4,11 @@ launching the kernels is the GPU machine's part."""
 
 from __future__ import annotations
 
-import struct
-
 import pytest
 
 from grid_rbd import _nvrtc
 from grid_rbd._artifacts import find_robot
-
-EM_CUDA = 190
-
-
-def cubin_arch(cubin: bytes) -> int:
-    """The SM version a cubin is built for (ELF e_flags, bits 8-15)."""
-    assert cubin[:4] == b"\x7fELF" and cubin[4] == 2, "not a 64-bit ELF file"
-    (machine,) = struct.unpack_from("<H", cubin, 18)
-    assert machine == EM_CUDA, f"ELF machine {machine}, not CUDA"
-    (flags,) = struct.unpack_from("<I", cubin, 48)
-    return (flags >> 8) & 0xFF
+from support import FakeRTCLibrary, cubin_arch
 
 
 @pytest.mark.parametrize(
@@ -52,23 +40,6 @@ def test_errors_name_the_problem(tmp_path):
         _nvrtc.compile_kernels(tmp_path, ["grid::aba_thread_kernel<float>"])
 
 
-class _FakeRTCLibrary:
-    """Stands in for libgrid_rbd_cuda_rtc.so on a machine without a GPU: records what grid_rtc_load is given."""
-
-    def __init__(self):
-        self.loaded: dict[str, str] = {}
-        outer = self
-
-        def grid_rtc_load(cubin, count, names, mangled):
-            assert cubin_arch(bytes(cubin)) == 90
-            for k in range(count):
-                outer.loaded[names[k].decode()] = mangled[k].decode()
-            return 0
-
-        self.grid_rtc_load = grid_rtc_load
-        self.grid_rtc_error = lambda code: b"error"
-
-
 def test_runtime_kernels_compile_what_the_metadata_lists_and_cache_it(tmp_path, monkeypatch):
     import shutil
 
@@ -81,7 +52,7 @@ def test_runtime_kernels_compile_what_the_metadata_lists_and_cache_it(tmp_path, 
     names = metadata.algorithms["frame_poses"].kernels
     assert names and all(n.startswith("grid::frame_poses_") for n in names)
 
-    lib = _FakeRTCLibrary()
+    lib = FakeRTCLibrary()
     _rtc.RuntimeKernels(build, lib, metadata, "sm_90").load("frame_poses")
     assert set(lib.loaded) == set(names)
     cubins = list((build / _rtc.CACHE_DIR).glob("*.cubin"))
@@ -94,7 +65,7 @@ def test_runtime_kernels_compile_what_the_metadata_lists_and_cache_it(tmp_path, 
         raise AssertionError("compiled again")
 
     monkeypatch.setattr(_rtc._KernelCache, "compile", no_nvrtc)
-    again = _FakeRTCLibrary()
+    again = FakeRTCLibrary()
     kernels = _rtc.RuntimeKernels(build, again, metadata, "sm_90")
     kernels.load("frame_poses")
     kernels.load("frame_poses")  # loaded once
@@ -103,7 +74,7 @@ def test_runtime_kernels_compile_what_the_metadata_lists_and_cache_it(tmp_path, 
     with open(build / "grid.cuh", "a") as f:
         f.write("\n// changed\n")
     with pytest.raises(AssertionError, match="compiled again"):
-        _rtc.RuntimeKernels(build, _FakeRTCLibrary(), metadata, "sm_90").load("frame_poses")
+        _rtc.RuntimeKernels(build, FakeRTCLibrary(), metadata, "sm_90").load("frame_poses")
 
 
 def test_gpu_arch_names():
@@ -126,7 +97,7 @@ def test_a_read_only_build_folder_keeps_its_kernels_in_the_user_cache(tmp_path, 
     monkeypatch.setattr(_rtc.os, "access", lambda path, mode: False)  # this test may run as root
     metadata = load_metadata(build / "metadata.json")
     names = metadata.algorithms["frame_poses"].kernels
-    lib = _FakeRTCLibrary()
+    lib = FakeRTCLibrary()
     _rtc.RuntimeKernels(build, lib, metadata, "sm_90").load("frame_poses")
     assert set(lib.loaded) == set(names)
     assert not (build / _rtc.CACHE_DIR).exists()
@@ -136,7 +107,7 @@ def test_a_read_only_build_folder_keeps_its_kernels_in_the_user_cache(tmp_path, 
         raise AssertionError("compiled again")
 
     monkeypatch.setattr(_rtc._KernelCache, "compile", no_nvrtc)
-    again = _FakeRTCLibrary()
+    again = FakeRTCLibrary()
     _rtc.RuntimeKernels(build, again, metadata, "sm_90").load("frame_poses")
     assert again.loaded == lib.loaded
 
@@ -154,7 +125,7 @@ def test_a_call_in_one_precision_compiles_only_that_precisions_kernels(tmp_path)
     floats = [n for n in names if "<float" in n]
     assert floats and len(floats) < len(names)
 
-    lib = _FakeRTCLibrary()
+    lib = FakeRTCLibrary()
     kernels = _rtc.RuntimeKernels(build, lib, metadata, "sm_90")
     kernels.load("frame_poses", "float")
     assert set(lib.loaded) == set(floats)
