@@ -340,26 +340,31 @@ GLASS_HD void integrator_gradient(const S& scope, T* q_next, T* qd_next, T* dxne
 // += that of u.
 template <class R, typename T>
 struct FdVjpState {
+    T dtau_dq[R::NV * R::NV];
+    T dtau_dqd[R::NV * R::NV];
     union {
         AbaState<R, T> aba;
-        RneaVjpState<R, T> vjp;
+        RneaGradientState<R, T> gradient;
     };
 };
 
-// μ = M⁻¹·ga, then the cotangents through ∂qdd/∂x = −M⁻¹·∂τ/∂x (x = q, qd) and ∂qdd/∂u = M⁻¹: −μᵀ·∂τ/∂x by
-// inverse dynamics' vector-Jacobian product (no NV×NV matrices) and μ.
 template <class R, typename T>
 GRID_ROLLOUT_PIECE void forward_dynamics_vjp(T* gq, T* gqd, T* gu, const T* a, const T* q, const T* qd, const T* ga,
                                              Vec3<T> gravity, FdVjpState<R, T>& st) {
     constexpr int NV = R::NV;
-    T zero[NV], mu[NV], gtheta[NV], gv[NV];
+    T zero[NV], mu[NV], gtheta[NV];
     for (int k = 0; k < NV; ++k) zero[k] = T(0);
     // μ = M⁻¹·ga: the articulated-body algorithm without velocity or gravity
     accelerate<R>(mu, q, zero, ga, Vec3<T>{T(0), T(0), T(0)}, st.aba);
-    inverse_dynamics_vjp<R>(ThreadScope{}, gtheta, gv, mu, q, qd, a, st.vjp, gravity);
+    inverse_dynamics_gradient<R>(ThreadScope{}, st.dtau_dq, st.dtau_dqd, q, qd, a, st.gradient, gravity);
     for (int c = 0; c < NV; ++c) {
-        gtheta[c] = -gtheta[c];
-        gqd[c] += -gv[c];
+        T sq = T(0), sv = T(0);
+        for (int r = 0; r < NV; ++r) {
+            sq += st.dtau_dq[r * NV + c] * mu[r];
+            sv += st.dtau_dqd[r * NV + c] * mu[r];
+        }
+        gtheta[c] = -sq;
+        gqd[c] += -sv;
         gu[c] += mu[c];
     }
     configuration_tangent_vjp<R>(gq, q, gtheta);

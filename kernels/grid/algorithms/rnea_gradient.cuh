@@ -42,61 +42,6 @@ struct RneaGradientState {
     Spatial<T> F[R::NB];       // body forces, then subtree forces
 };
 
-// The forward step for body i: its world pose, velocity and acceleration, its joint's world subspace columns
-// with their w, c and d, and its own inertia, Coriolis operator and force (in world coordinates).
-template <class R, typename T, class I>
-GLASS_HD void rnea_gradient_forward_step(I i, const T* q, const T* qd, const T* qdd, RneaGradientState<R, T>& st,
-                                         Vec3<T> gravity) {
-    const auto jt = joint<R>(i);
-    using J = decltype(jt);
-    const JointPose<T> pose = joint_pose(jt, q + jt.q);
-    Spatial<T> vp = zero_spatial<T>(), ap = zero_spatial<T>();
-    if constexpr (J::is_root) {
-        st.W[i] = world_pose(jt, pose, WorldPose<T>{});
-        ap.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
-    } else {
-        st.W[i] = world_pose(jt, pose, st.W[jt.parent]);
-        vp = st.v[jt.parent];
-        ap = st.a[jt.parent];
-    }
-    Spatial<T> vj = zero_spatial<T>(), aj = zero_spatial<T>();
-    static_for<J::nv>([&](auto k) {
-        const Spatial<T> s = world_subspace(jt, st.W[i], k);
-        st.S[jt.v + k] = s;
-        vj = vj + qd[jt.v + k] * s;
-        aj = aj + qdd[jt.v + k] * s;
-    });
-    const Spatial<T> v = vp + vj;
-    st.v[i] = v;
-    st.a[i] = ap + aj + motion_cross(v, vj);
-    static_for<J::nv>([&](auto k) {
-        const Spatial<T>& s = st.S[jt.v + k];
-        const Spatial<T> w = motion_cross(s, vp);
-        st.w[jt.v + k] = w;
-        st.c[jt.v + k] = motion_cross(s, ap) - motion_cross(w, vp);
-        st.d[jt.v + k] = motion_cross(v, s) - w;
-    });
-    const RigidInertia<T> Y = inertia_to_world(jt, st.W[i]);
-    const Coriolis<T> B = coriolis(Y, v);
-    st.Y[i] = Y;
-    st.B[i] = B;
-    st.F[i] = apply(Y, st.a[i]) + force_cross(v, B.momentum);
-}
-
-// Body i's subtree composites, its own inertia, Coriolis operator and force plus its children's, into Y, B, F.
-template <class R, typename T, class I>
-GLASS_HD void rnea_gradient_subtree(I i, const RneaGradientState<R, T>& st, RigidInertia<T>& Y, Coriolis<T>& B,
-                                    Spatial<T>& F) {
-    Y = st.Y[i];
-    B = st.B[i];
-    F = st.F[i];
-    for_each_child<R>(i, [&](auto c) {
-        add_to(Y, st.Y[c]);
-        add_to(B, st.B[c]);
-        F = F + st.F[c];
-    });
-}
-
 // dtau_dq and dtau_dqd: [NV, NV] row-major, row = τ index, column = tangent direction. Each is T* or any
 // type whose out[k] = x stores entry k (the second-order algorithms pass sinks that keep a derivative part).
 template <class R, typename T, class S, class OutQ, class OutQD>
@@ -116,15 +61,54 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
             dtau_dqd[k] = T(0);
         });
     }
-    forward_sweep<R>(scope, [&](auto i) { rnea_gradient_forward_step<R>(i, q, qd, qdd, st, gravity); });
+    forward_sweep<R>(scope, [&](auto i) {
+        const auto jt = joint<R>(i);
+        using J = decltype(jt);
+        const JointPose<T> pose = joint_pose(jt, q + jt.q);
+        Spatial<T> vp = zero_spatial<T>(), ap = zero_spatial<T>();
+        if constexpr (J::is_root) {
+            st.W[i] = world_pose(jt, pose, WorldPose<T>{});
+            ap.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
+        } else {
+            st.W[i] = world_pose(jt, pose, st.W[jt.parent]);
+            vp = st.v[jt.parent];
+            ap = st.a[jt.parent];
+        }
+        Spatial<T> vj = zero_spatial<T>(), aj = zero_spatial<T>();
+        static_for<J::nv>([&](auto k) {
+            const Spatial<T> s = world_subspace(jt, st.W[i], k);
+            st.S[jt.v + k] = s;
+            vj = vj + qd[jt.v + k] * s;
+            aj = aj + qdd[jt.v + k] * s;
+        });
+        const Spatial<T> v = vp + vj;
+        st.v[i] = v;
+        st.a[i] = ap + aj + motion_cross(v, vj);
+        static_for<J::nv>([&](auto k) {
+            const Spatial<T>& s = st.S[jt.v + k];
+            const Spatial<T> w = motion_cross(s, vp);
+            st.w[jt.v + k] = w;
+            st.c[jt.v + k] = motion_cross(s, ap) - motion_cross(w, vp);
+            st.d[jt.v + k] = motion_cross(v, s) - w;
+        });
+        const RigidInertia<T> Y = inertia_to_world(jt, st.W[i]);
+        const Coriolis<T> B = coriolis(Y, v);
+        st.Y[i] = Y;
+        st.B[i] = B;
+        st.F[i] = apply(Y, st.a[i]) + force_cross(v, B.momentum);
+    });
 
     backward_sweep<R>(scope, [&](auto i) {
         const auto jt = joint<R>(i);
         using J = decltype(jt);
-        RigidInertia<T> Y;
-        Coriolis<T> B;
-        Spatial<T> F;
-        rnea_gradient_subtree<R>(i, st, Y, B, F);
+        RigidInertia<T> Y = st.Y[i];
+        Coriolis<T> B = st.B[i];
+        Spatial<T> F = st.F[i];
+        for_each_child<R>(i, [&](auto c) {
+            add_to(Y, st.Y[c]);
+            add_to(B, st.B[c]);
+            F = F + st.F[c];
+        });
         // rows of this joint: zeros against the columns of joints on other branches (its descendants'
         // steps fill the columns below it), then the columns of its ancestors and itself
         static_for<J::nv>([&](auto k) {
@@ -169,70 +153,6 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         st.Y[i] = Y;
         st.B[i] = B;
         st.F[i] = F;
-    });
-}
-
-// The vector-Jacobian products μᵀ·∂τ/∂q (gq, NV: tangent directions) and μᵀ·∂τ/∂qd (gqd, NV) at (q, qd, qdd),
-// without forming the matrices: weighting the rows of the formulas above by μ, with m_K = Σ_{k of K} μ_k S_k,
-//     gq_j  = −U_J·c_j − Β_J·w_j + s̄_J·(σ_j ×* F_J − Y_J c_j − B_J w_j)
-//     gqd_j =  U_J·d_j + Β_J·σ_j + s̄_J·(Y_J d_j + B_J σ_j)
-// where U_J and Β_J sum Y_K m_K and B_Kᵀ m_K over the subtree of J and s̄_J sums m_K over J's strict ancestors:
-// O(NB) spatial algebra, where the matrices take O(NB·depth).
-template <class R, typename T>
-struct RneaVjpState : RneaGradientState<R, T> {
-    Spatial<T> path[R::NB];  // m_K summed from the root to body i, i included
-    Spatial<T> U[R::NB];     // Y_K m_K summed over the subtree of i
-    Spatial<T> Bt[R::NB];    // B_Kᵀ m_K summed over the subtree of i
-};
-
-template <class R, typename T, class S>
-GLASS_HD void inverse_dynamics_vjp(const S& scope, T* gq, T* gqd, const T* mu, const T* q, const T* qd, const T* qdd,
-                                   RneaVjpState<R, T>& st, Vec3<T> gravity) {
-    auto weighted_subspace = [&](auto jt) {
-        Spatial<T> m = zero_spatial<T>();
-        static_for<decltype(jt)::nv>([&](auto k) { m = m + mu[jt.v + k] * st.S[jt.v + k]; });
-        return m;
-    };
-    forward_sweep<R>(scope, [&](auto i) {
-        rnea_gradient_forward_step<R>(i, q, qd, qdd, st, gravity);
-        const auto jt = joint<R>(i);
-        using J = decltype(jt);
-        const Spatial<T> m = weighted_subspace(jt);
-        if constexpr (J::is_root) {
-            st.path[i] = m;
-        } else {
-            st.path[i] = st.path[jt.parent] + m;
-        }
-    });
-    backward_sweep<R>(scope, [&](auto i) {
-        const auto jt = joint<R>(i);
-        using J = decltype(jt);
-        RigidInertia<T> Y;
-        Coriolis<T> B;
-        Spatial<T> F;
-        rnea_gradient_subtree<R>(i, st, Y, B, F);
-        const Spatial<T> m = weighted_subspace(jt);
-        Spatial<T> U = apply(Y, m), Bt = apply_t(B, m);
-        for_each_child<R>(i, [&](auto c) {
-            U = U + st.U[c];
-            Bt = Bt + st.Bt[c];
-        });
-        Spatial<T> above = zero_spatial<T>();
-        if constexpr (!J::is_root) above = st.path[jt.parent];
-        static_for<J::nv>([&](auto k) {
-            const int col = jt.v + k;
-            const Spatial<T>& s = st.S[col];
-            const Spatial<T>& c = st.c[col];
-            const Spatial<T>& w = st.w[col];
-            const Spatial<T>& d = st.d[col];
-            gq[col] = -(dot(U, c) + dot(Bt, w)) + dot(above, force_cross(s, F) - apply(Y, c) - apply(B, w));
-            gqd[col] = dot(U, d) + dot(Bt, s) + dot(above, apply(Y, d) + apply(B, s));
-        });
-        st.Y[i] = Y;
-        st.B[i] = B;
-        st.F[i] = F;
-        st.U[i] = U;
-        st.Bt[i] = Bt;
     });
 }
 
