@@ -4,9 +4,8 @@
 // analytical recursions (a dual-number run of inverse dynamics per direction, 2·NV of them, against one
 // O(NB·depth) pass), so it serves latency: groups of at most one warp, where the analytical recursions would
 // run a BFS level's bodies on lanes of one warp one after another, and which a batch of a few samples
-// launches. Forward dynamics is differentiated the same way, a dual-number run of the articulated-body
-// algorithm per direction of q, qd or τ (fd_gradient.cuh). The second-order algorithms seed their directions
-// the same way.
+// launches. Forward dynamics' derivatives take these directions at (q, qd, qdd) after ABA runs for qdd and
+// M⁻¹'s columns (fd_gradient.cuh). The second-order algorithms seed their directions the same way.
 #pragma once
 
 #include "glass/quaternion.cuh"
