@@ -8,6 +8,7 @@
 #include "handlers.h"
 #include "grid_ffi.h"
 
+#if !defined(GRID_FFI_PARTS) || GRID_FFI_PART == 0  // once per library, when its handlers compile in parts
 extern "C" {
 
 // Loads a cubin and binds its kernels: names[k] is a kernel's name expression (metadata.json's `kernels`),
@@ -23,3 +24,4 @@ __attribute__((visibility("default"))) const char* grid_rtc_error(int code) {
 }
 
 }  // extern "C"
+#endif

@@ -443,6 +443,15 @@ inline auto bind() { return ffi::Ffi::Bind().Ctx<StreamContext>(); }
 #define GRID_FFI_TRAITS {}
 #endif
 
+// A handler unit compiled in parts (-DGRID_FFI_PARTS=P -DGRID_FFI_PART=p) defines handler k of grid_ffi.h, and
+// its workspace query, only in part k mod P: the XLA FFI bindings are most of the unit's compile time, and the
+// parts compile side by side.
+#if defined(GRID_FFI_PARTS)
+#define GRID_FFI_IN_PART(k) ((k) % GRID_FFI_PARTS == GRID_FFI_PART)
+#else
+#define GRID_FFI_IN_PART(k) 1
+#endif
+
 // The libraries are built with hidden visibility, so that two robots' libraries in one process never bind
 // to each other's template statics (shape tables); only the handlers are exported.
 #define GRID_FFI_EXPORT(algo) \

@@ -239,19 +239,27 @@ func librarySymbols(t *testing.T, path, prefix string) (exported, undefinedGrid 
 
 // TestCompileCUDARTCStaticRuntime: the handler library of run-time kernels linked with the static CUDA
 // runtime (as a wheel bundles it) needs no libcudart at run time and exports every handler and
-// grid_rtc_load, with no grid symbol left undefined.
+// grid_rtc_load, with no grid symbol left undefined, whether its handlers compile as one unit or in parts.
 func TestCompileCUDARTCStaticRuntime(t *testing.T) {
 	t.Parallel()
-	dir, tc, name, m := generateBranchy(t)
-	include, cudart := cudatools.Runtime(t)
-	tc.CUDARuntime.Include = include
-	tc.CUDARuntime.Library = filepath.Join(filepath.Dir(cudart), "libcudart_static.a")
-	if err := tc.CompileCUDARTC(dir, name); err != nil {
-		t.Fatal(err)
+	for _, jobs := range []int{1, 8} { // one unit; the handlers in four parts
+		t.Run(fmt.Sprintf("%d jobs", jobs), func(t *testing.T) {
+			dir, tc, name, m := generateBranchy(t)
+			include, cudart := cudatools.Runtime(t)
+			tc.CUDARuntime.Include = include
+			tc.CUDARuntime.Library = filepath.Join(filepath.Dir(cudart), "libcudart_static.a")
+			tc.Jobs = jobs
+			if err := tc.CompileCUDARTC(dir, name); err != nil {
+				t.Fatal(err)
+			}
+			lib := filepath.Join(dir, build.CUDARTCLibrary)
+			want := append(handlerSymbols(m, "cuda", true, false), "grid_rtc_error", "grid_rtc_load")
+			sort.Strings(want)
+			checkExports(t, lib, want)
+			cudatools.CheckStaticRuntime(t, lib)
+			if _, err := os.Stat(filepath.Join(dir, "cuda_rtc_objects")); !os.IsNotExist(err) {
+				t.Errorf("the objects were not removed after the link: %v", err)
+			}
+		})
 	}
-	lib := filepath.Join(dir, build.CUDARTCLibrary)
-	want := append(handlerSymbols(m, "cuda", true, false), "grid_rtc_error", "grid_rtc_load")
-	sort.Strings(want)
-	checkExports(t, lib, want)
-	cudatools.CheckStaticRuntime(t, lib)
 }

@@ -102,6 +102,24 @@ func (tc Toolchain) includes(dir string) []string {
 // -O2 (15-17 µs and 34-36 µs a call), -O0 1-2 µs slower at batch 1.
 const handlerOpt = "-O1"
 
+// maxHandlerParts bounds handlerParts: iiwa's CPU handler unit takes 6.7 s whole and 2.7 s with a quarter of
+// its handlers (GRID_FFI_IN_PART, xla_ffi/handlers.h), the headers' parsing being the part that stays.
+const maxHandlerParts = 4
+
+// handlerParts is the number of parts a handler unit compiles in with jobs compilers: half of them, as for
+// spreadGroup, so that the other units compile beside the parts.
+func handlerParts(jobs int) int {
+	return max(1, min(jobs/2, maxHandlerParts))
+}
+
+// handlerPartArgs are the options of part p of parts of a handler unit (none for a unit in one part).
+func handlerPartArgs(p, parts int) []string {
+	if parts == 1 {
+		return nil
+	}
+	return []string{fmt.Sprintf("-DGRID_FFI_PARTS=%d", parts), fmt.Sprintf("-DGRID_FFI_PART=%d", p)}
+}
+
 // CompileCPU compiles the host handler library of the robot built in dir (handlers grid_<algo>_cpu), every
 // entry point and an unrolled robot's fused rollout handlers in CPULibrary, as `go tool mage build` does.
 // With more than one job (tc.Jobs, default the CPUs) it compiles its translation units side by side and
@@ -110,8 +128,9 @@ const handlerOpt = "-O1"
 // Split, the compiler does about a fifth more work in total (iiwa 28.4 CPU seconds against 23.3, g1_29dof
 // 171.6 against 138.2: inline code two units use is compiled in each), so with one job, or where the caller
 // already runs builds side by side, one unit is faster. With four jobs or more, the first call's entry points
-// and the first-order derivatives are spread over up to half the jobs' units each (spreadGroup), so that a
-// large robot's longest unit shrinks. The objects are removed after the link.
+// and the first-order derivatives are spread over up to half the jobs' units each (spreadGroup), and each
+// library's handler unit over up to four (handlerParts), so that a large robot's longest unit shrinks. The
+// objects are removed after the link.
 func (tc Toolchain) CompileCPU(dir, robot string) error {
 	libs, entries, _, err := cpuPlan(dir, false)
 	if err != nil {
@@ -226,7 +245,14 @@ func (tc Toolchain) compileLibraries(dir, robot string, libs []cpuLibrary, all [
 		}
 		if len(l.groups) > 0 {
 			args := append(append([]string{handlerOpt}, common...), skips(l)...)
-			mine = append(mine, unit{src: handlers, obj: obj("handlers"), args: args})
+			parts := handlerParts(tc.jobs())
+			for p := range parts {
+				name := "handlers"
+				if p > 0 {
+					name = fmt.Sprintf("handlers_%d", p+1)
+				}
+				mine = append(mine, unit{src: handlers, obj: obj(name), args: append(slices.Clone(args), handlerPartArgs(p, parts)...)})
+			}
 		}
 		link := []string{"-shared"}
 		for _, u := range mine {
@@ -380,7 +406,8 @@ const CUDARTCLibrary = "libgrid_rbd_cuda_rtc.so"
 // tc.CUDARuntime, linked to its libcudart (found at run time through the library's run path), or, where
 // tc.CUDARuntime.Library is the static runtime (libcudart_static.a), with the runtime linked in, so that the
 // library needs nothing of CUDA but the driver (a wheel's bundled robots): no nvcc and no kernels, so it takes
-// seconds where CUDALibrary takes minutes.
+// seconds where CUDALibrary takes minutes. With four jobs or more its handlers compile in parts side by side
+// (handlerParts) and are linked.
 func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 	rt := tc.CUDARuntime
 	if !HasCUDARuntimeHeaders(rt.Include) || !fileExists(rt.Library) {
@@ -388,22 +415,44 @@ func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 			"(pip install nvidia-cuda-runtime==13.* nvidia-cuda-crt==13.*, or a CUDA 13 toolkit)", CUDARTCLibrary,
 			strings.Join(CUDARuntimeHeaders, ", "), rt.Include, rt.Library)
 	}
-	args := []string{"-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
+	compile := []string{"-std=c++17", "-O1", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden",
 		"-Wall", "-Wextra", define(robot), "-isystem", rt.Include, "-I", tc.path("xla_ffi")}
-	args = append(append(args, tc.includes(dir)...), tc.path(filepath.Join("xla_ffi", "ffi_cuda_rtc.cc")))
+	compile = append(compile, tc.includes(dir)...)
+	src := tc.path(filepath.Join("xla_ffi", "ffi_cuda_rtc.cc"))
+	var link []string // the runtime, after the objects
 	if strings.HasSuffix(rt.Library, ".a") {
 		// the static runtime's own needs, all in glibc; its debug sections are most of its size (iiwa's
 		// library: 10.4 MB with them, 1.5 MB without)
-		args = append(args, rt.Library, "-lpthread", "-ldl", "-lrt", "-Wl,--strip-debug")
+		link = []string{rt.Library, "-lpthread", "-ldl", "-lrt", "-Wl,--strip-debug"}
 	} else {
 		libDir, err := filepath.Abs(filepath.Dir(rt.Library)) // the run path must hold wherever the library loads
 		if err != nil {
 			return err
 		}
-		args = append(args, "-L", libDir, "-l:"+filepath.Base(rt.Library), "-Wl,-rpath,"+libDir)
+		link = []string{"-L", libDir, "-l:" + filepath.Base(rt.Library), "-Wl,-rpath," + libDir}
 	}
-	args = append(args, "-Wl,--no-undefined")
-	return compileLibrary(tc.cxx(), args, filepath.Join(dir, CUDARTCLibrary))
+	link = append(link, "-Wl,--no-undefined")
+	lib := filepath.Join(dir, CUDARTCLibrary)
+	parts := handlerParts(tc.jobs())
+	if parts == 1 {
+		return compileLibrary(tc.cxx(), append(append(append([]string{"-shared"}, compile...), src), link...), lib)
+	}
+	// the handlers in parts side by side (GRID_FFI_IN_PART), then the link
+	objDir := filepath.Join(dir, "cuda_rtc_objects")
+	if err := freshDir(objDir); err != nil {
+		return err
+	}
+	defer os.RemoveAll(objDir)
+	units := make([]unit, parts)
+	objs := make([]string, parts)
+	for p := range parts {
+		objs[p] = filepath.Join(objDir, fmt.Sprintf("handlers_%d.o", p+1))
+		units[p] = unit{src: src, obj: objs[p], args: append(append(slices.Clone(compile), "-c"), handlerPartArgs(p, parts)...)}
+	}
+	if err := tc.compileUnits(tc.cxx(), CUDARTCLibrary, units); err != nil {
+		return err
+	}
+	return compileLibrary(tc.cxx(), append(append([]string{"-shared"}, objs...), link...), lib)
 }
 
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels

@@ -149,10 +149,9 @@ func generateFFI(robot string, entries []*entry) string {
 	w.blank()
 	for _, e := range entries {
 		w.line("GRID_FFI_EXPORT(%s)", e.name)
-		w.line("GRID_FFI_EXPORT_WORKSPACE(%s, grid_ffi::%s)", e.name, camel(e.name))
 	}
 	w.blank()
-	for _, e := range entries {
+	for k, e := range entries {
 		bind := []string{"grid_ffi::bind()"}
 		for range e.inputs {
 			bind = append(bind, "GRID_FFI_ARG")
@@ -170,8 +169,11 @@ func generateFFI(robot string, entries []*entry) string {
 		if e.method {
 			bind = append(bind, `Attr<int64_t>("method")`)
 		}
+		w.line("#if GRID_FFI_IN_PART(%d)", k)
+		w.line("GRID_FFI_EXPORT_WORKSPACE(%s, grid_ffi::%s)", e.name, camel(e.name))
 		w.line("XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(%s), grid_ffi::%s,", e.name, e.name)
 		w.line("                              %s, GRID_FFI_TRAITS);", strings.Join(bind, "."))
+		w.line("#endif")
 	}
 	return w.String()
 }
