@@ -112,12 +112,19 @@ func handlerParts(jobs int) int {
 	return max(1, min(jobs/2, maxHandlerParts))
 }
 
-// handlerPartArgs are the options of part p of parts of a handler unit (none for a unit in one part).
-func handlerPartArgs(p, parts int) []string {
-	if parts == 1 {
-		return nil
+// handlerUnits are the units of the handler source src compiled with args in handlerParts(jobs) parts, part p
+// into obj(p) (a unit in one part defines every handler).
+func handlerUnits(src string, args []string, jobs int, obj func(p int) string) []unit {
+	parts := handlerParts(jobs)
+	units := make([]unit, parts)
+	for p := range parts {
+		a := slices.Clone(args)
+		if parts > 1 {
+			a = append(a, fmt.Sprintf("-DGRID_FFI_PARTS=%d", parts), fmt.Sprintf("-DGRID_FFI_PART=%d", p))
+		}
+		units[p] = unit{src: src, obj: obj(p), args: a}
 	}
-	return []string{fmt.Sprintf("-DGRID_FFI_PARTS=%d", parts), fmt.Sprintf("-DGRID_FFI_PART=%d", p)}
+	return units
 }
 
 // CompileCPU compiles the host handler library of the robot built in dir (handlers grid_<algo>_cpu), every
@@ -245,14 +252,9 @@ func (tc Toolchain) compileLibraries(dir, robot string, libs []cpuLibrary, all [
 		}
 		if len(l.groups) > 0 {
 			args := append(append([]string{handlerOpt}, common...), skips(l)...)
-			parts := handlerParts(tc.jobs())
-			for p := range parts {
-				name := "handlers"
-				if p > 0 {
-					name = fmt.Sprintf("handlers_%d", p+1)
-				}
-				mine = append(mine, unit{src: handlers, obj: obj(name), args: append(slices.Clone(args), handlerPartArgs(p, parts)...)})
-			}
+			mine = append(mine, handlerUnits(handlers, args, tc.jobs(), func(p int) string {
+				return obj(fmt.Sprintf("handlers_%d", p+1))
+			})...)
 		}
 		link := []string{"-shared"}
 		for _, u := range mine {
@@ -433,8 +435,7 @@ func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 	}
 	link = append(link, "-Wl,--no-undefined")
 	lib := filepath.Join(dir, CUDARTCLibrary)
-	parts := handlerParts(tc.jobs())
-	if parts == 1 {
+	if handlerParts(tc.jobs()) == 1 {
 		return compileLibrary(tc.cxx(), append(append(append([]string{"-shared"}, compile...), src), link...), lib)
 	}
 	// the handlers in parts side by side (GRID_FFI_IN_PART), then the link
@@ -443,16 +444,17 @@ func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 		return err
 	}
 	defer os.RemoveAll(objDir)
-	units := make([]unit, parts)
-	objs := make([]string, parts)
-	for p := range parts {
-		objs[p] = filepath.Join(objDir, fmt.Sprintf("handlers_%d.o", p+1))
-		units[p] = unit{src: src, obj: objs[p], args: append(append(slices.Clone(compile), "-c"), handlerPartArgs(p, parts)...)}
-	}
+	units := handlerUnits(src, append(compile, "-c"), tc.jobs(), func(p int) string {
+		return filepath.Join(objDir, fmt.Sprintf("handlers_%d.o", p+1))
+	})
 	if err := tc.compileUnits(tc.cxx(), CUDARTCLibrary, units); err != nil {
 		return err
 	}
-	return compileLibrary(tc.cxx(), append(append([]string{"-shared"}, objs...), link...), lib)
+	args := []string{"-shared"}
+	for _, u := range units {
+		args = append(args, u.obj)
+	}
+	return compileLibrary(tc.cxx(), append(args, link...), lib)
 }
 
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels

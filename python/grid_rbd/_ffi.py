@@ -35,13 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jax
-import numpy as np
 import numpy.typing as npt
 
 from ._artifacts import CUDA_LIBRARY, CUDA_RTC_LIBRARY, METADATA, RobotNotBuiltError
 from ._libraries import CPULibrary, LibrariesError, cpu_libraries
 from ._metadata import RobotMetadata, load_metadata
-from ._rtc import RuntimeKernels, gpu_arch
+from ._rtc import RuntimeKernels, gpu_arch, precision_of
 
 __all__ = ["LoadedRobot", "load_robot", "loaded_robots"]
 
@@ -90,8 +89,7 @@ class LoadedRobot:
         if self.deferred is not None:
             self.deferred.load(algorithm)
         if self.runtime_kernels is not None:
-            precision = None if dtype is None else "double" if np.dtype(dtype) == np.float64 else "float"
-            self.runtime_kernels.load(algorithm, precision)
+            self.runtime_kernels.load(algorithm, None if dtype is None else precision_of(dtype))
         return f"{self.target_prefix}.{algorithm}"
 
     def workspace_bytes(self, algorithm: str, samples: int, itemsize: int) -> int:

@@ -29,12 +29,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
+
 from . import _nvrtc
 from ._artifacts import METADATA
 from ._metadata import RobotMetadata, load_metadata
 from ._locations import MISSING_SOURCES, cache_root, source_root
 
-__all__ = ["FIRST_CALL", "RuntimeKernels", "gpu_arch", "prefetch"]
+__all__ = ["FIRST_CALL", "RuntimeKernels", "gpu_arch", "precision_of", "prefetch"]
 
 CACHE_DIR = "nvrtc"
 
@@ -83,6 +86,11 @@ def _worker(argv: Sequence[str]) -> int:
         print(e, file=sys.stderr)
         return _WORKER_NVRTC_ERROR
     return 0
+
+
+def precision_of(dtype: npt.DTypeLike) -> str:
+    """The kernels' precision (``"float"``, ``"double"``) that a call in ``dtype`` (float32, float64) runs."""
+    return "double" if np.dtype(dtype) == np.float64 else "float"
 
 
 def _of_precision(names: Sequence[str], precision: str | None) -> list[str]:

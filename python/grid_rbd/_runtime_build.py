@@ -25,14 +25,13 @@ build folder is in place, ``"first-use"`` leaves it to the first call that needs
 compiles them before the build returns. A call that needs one waits for it (:class:`grid_rbd._ffi.LoadedRobot`).
 
 On a machine with a GPU (the NVIDIA driver lists one and JAX has a CUDA plugin; or always, with
-``$GRID_RBD_CUDA_RTC=yes``; never with ``no``) a build also compiles
-the CUDA handler library of kernels compiled at run time (``libgrid_rbd_cuda_rtc.so``, seconds: no nvcc and
-no kernels) against the CUDA runtime's headers and library (:func:`grid_rbd._cuda_paths.cuda_runtime`: the
-``nvidia-cuda-runtime`` and ``nvidia-cuda-crt`` wheels, else the toolkit at ``$CUDA_HOME``, ``/usr/local/cuda``),
-and, while the host compiler runs, NVRTC compiles the kernels of ``forward_dynamics`` in JAX's default
-precision into the build's kernel cache (:func:`grid_rbd._rtc.prefetch`) while JAX starts CUDA, so that a first
-call on the GPU finds both done. Every other entry point's kernels compile with
-NVRTC on its first call (:mod:`grid_rbd._rtc`).
+``$GRID_RBD_CUDA_RTC=yes``; never with ``no``) a build also compiles the CUDA handler library of kernels
+compiled at run time (``libgrid_rbd_cuda_rtc.so``, seconds: no nvcc and no kernels) against the CUDA runtime's
+headers and library (:func:`grid_rbd._cuda_paths.cuda_runtime`: the ``nvidia-cuda-runtime`` and
+``nvidia-cuda-crt`` wheels, else the toolkit at ``$CUDA_HOME``, ``/usr/local/cuda``), and, while the host
+compiler runs, NVRTC compiles the kernels of ``forward_dynamics`` in JAX's default precision into the build's
+kernel cache (:func:`grid_rbd._rtc.prefetch`) while JAX starts CUDA, so that a first call on the GPU finds both
+done. Every other entry point's kernels compile with NVRTC on its first call (:mod:`grid_rbd._rtc`).
 """
 
 from __future__ import annotations
@@ -53,7 +52,7 @@ from ._artifacts import CPU_LIBRARY, CUDA_RTC_LIBRARY, METADATA
 from ._cuda_paths import cuda_runtime
 from ._libraries import LibrariesError, listed_libraries
 from ._locations import CHECKOUT, MISSING_SOURCES, PACKAGE, cache_root, source_root
-from ._rtc import prefetch
+from ._rtc import precision_of, prefetch
 
 __all__ = ["DEFER_MODES", "BuildError", "build_from_urdf", "cache_root", "compile_deferred", "deferred_build_started"]
 
@@ -332,7 +331,7 @@ def _prefetch_kernels(work: Path) -> Callable[[], None]:
     import jax
     import numpy as np
 
-    precision = "double" if jax.dtypes.canonicalize_dtype(np.float64) == np.float64 else "float"
+    precision = precision_of(jax.dtypes.canonicalize_dtype(np.float64))
 
     def start_cuda() -> str | None:
         try:
