@@ -1,0 +1,387 @@
+// An experiment (bench/results/launch/2026-12-06-h100-aba-spread.md), not part of the generated kernels:
+// forward dynamics by the articulated-body algorithm with each body's spatial arithmetic spread over the
+// threads of a block, for one sample at a time (batch 1).
+//
+// grid/algorithms/aba.cuh gives each body to one thread and compiles its constants into its code, so that at
+// batch 1 a sample's time is one thread streaming that code. Here the bodies of a BFS level and the entries
+// of their 6×6 products are work items dealt over the block, read from the robot's run-time tables (the same
+// small code for every body), with a barrier between dependent steps: per level, one step of the velocity
+// sweep, two of the inertia sweep (the children's Xᵀ·Ia·X summed; U = IA·S with Ia·X, the joint removed) and
+// one of the acceleration sweep. The tables and inputs are copied to shared memory first. On the host the
+// block is one thread and the loops run in order.
+//
+// R is the robot's run-time tables (probe.cu's RobotTables): NB, NV, NLEVELS and the accessors parent, kind,
+// q_index, v_index, level_start, level_order, child_start, children, axis<T>, placement_E<T>, placement_r<T>
+// and inertia<T>. Conventions as in grid/body.cuh: motions [ω; v], X = [[E, 0], [−E·[r]ₓ, E]].
+// GRID_SPREAD_MARK() follows every barrier (probe.cu's SPREAD_CLOCK build records clock64 there).
+#pragma once
+
+#include "grid/body.cuh"
+#include "grid/model.cuh"
+#include "grid/solve.cuh"
+
+#ifndef GRID_SPREAD_MARK
+#define GRID_SPREAD_MARK_BEGIN()
+#define GRID_SPREAD_MARK()
+#endif
+
+namespace grid {
+namespace algorithms {
+
+template <class R, typename T>
+struct AbaSpreadState {
+    T X[R::NB][36];      // parent-to-body motion transform at q, dense and column-major
+    T S[R::NB][6];       // motion subspace column of a one-degree-of-freedom joint
+    T v[R::NB][6];       // body velocities, then body accelerations
+    T c[R::NB][6];       // velocity-product accelerations v × S·qd
+    T p[R::NB][6];       // bias forces v ×* I·v, then with the children's articulated bias forces added
+    T IA[R::NB][36];     // articulated inertia, dense
+    T U[R::NB][6];       // IA·S
+    T pa[R::NB][6];      // articulated bias force with the joint removed, body coordinates
+    T IaX[R::NB][36];    // (IA − U·Uᵀ/D)·X, which the parent turns into Xᵀ·(IA − U·Uᵀ/D)·X; first E and r
+    T dinv[R::NB];       // 1 / (Sᵀ·IA·S)
+    T u[R::NB];          // τ − Sᵀ·p
+    T inertia[R::NB][10];
+    T qd[R::NV], tau[R::NV];
+    // The tables every step reads, copied once: a table read from global memory costs an L2 round trip the
+    // first time each step touches it, several in a row where one index leads to the next.
+    int parent[R::NB], kind[R::NB], v_index[R::NB], level_order[R::NB], child_start[R::NB + 1], children[R::NB];
+    int level_start[R::NLEVELS + 1];
+};
+
+namespace spread_detail {
+
+// Entry (i, j) of body b's rigid-body inertia [[I_O, [h]ₓ], [[h]ₓᵀ, m·1]] from its ten parameters.
+template <typename T>
+GLASS_HD T body_inertia_entry(const T* in, int i, int j) {
+    if (i < 3 && j < 3) return in[4 + Sym3<T>::index(i, j)];
+    if (i >= 3 && j >= 3) return i == j ? in[0] : T(0);
+    // [h]ₓ(a, k): above the diagonal (i, j) = (a, 3 + k), below it (i, j) = (3 + k, a), the transpose.
+    const int a = i < 3 ? i : j, k = i < 3 ? j - 3 : i - 3;
+    const T* h = in + 1;
+    if (a == k) return T(0);
+    const int other = 3 - a - k;
+    const T sign = (k == (a + 1) % 3) ? T(-1) : T(1);  // [h]ₓ(0, 1) = −h₂, [h]ₓ(1, 0) = h₂
+    return sign * h[other];
+}
+
+// The six work items of a level's velocity-coordinate steps (k < 6 per body), or the 21 upper-triangle
+// entries of a symmetric 6×6: row and column of entry e.
+GLASS_HD void upper_entry(int e, int& i, int& j) {
+    i = 0;
+    while (e >= 6 - i) {
+        e -= 6 - i;
+        ++i;
+    }
+    j = i + e;
+}
+
+// X·m for a dense column-major 6×6.
+template <typename T>
+GLASS_HD T row_dot(const T* X, int k, const T* m) {
+    T s = X[k] * m[0];
+    for (int j = 1; j < 6; ++j) s += X[k + 6 * j] * m[j];
+    return s;
+}
+
+// Xᵀ·m, entry k: column k of X against m.
+template <typename T>
+GLASS_HD T column_dot(const T* X, int k, const T* m) {
+    T s = X[6 * k] * m[0];
+    for (int j = 1; j < 6; ++j) s += X[j + 6 * k] * m[j];
+    return s;
+}
+
+// S·x of joint b as a spatial motion: [a·x; 0] revolute, [0; a·x] prismatic, a free-flyer's [v; ω] ↦ [ω; v].
+template <class R, typename T>
+GLASS_HD void subspace_motion(int b, const T* x, T* m) {
+    const int kind = R::kind(b);
+    if (kind == JOINT_FREE_FLYER) {
+        for (int k = 0; k < 3; ++k) {
+            m[k] = x[3 + k];
+            m[3 + k] = x[k];
+        }
+        return;
+    }
+    const T* a = R::template axis<T>(b);
+    for (int k = 0; k < 3; ++k) {
+        m[k] = kind == JOINT_REVOLUTE ? a[k] * x[0] : T(0);
+        m[3 + k] = kind == JOINT_REVOLUTE ? T(0) : a[k] * x[0];
+    }
+}
+
+// The same from the joint's kind and its subspace column S (one degree of freedom).
+template <typename T>
+GLASS_HD void subspace_motion(int kind, const T* S, const T* x, T* m) {
+    if (kind == JOINT_FREE_FLYER) {
+        for (int k = 0; k < 3; ++k) {
+            m[k] = x[3 + k];
+            m[3 + k] = x[k];
+        }
+        return;
+    }
+    for (int k = 0; k < 6; ++k) m[k] = S[k] * x[0];
+}
+
+// (E, r) of body b's transform X_J(q)·X_P: E = E_J·E_P, r = r_P + E_Pᵀ·t_J (t_J: a prismatic joint's a·d, a
+// free-flyer's position), E column-major.
+template <class R, typename T>
+GLASS_HD void body_transform(int b, const T* q, T* E, T* r) {
+    const int kind = R::kind(b);
+    const T* Ep = R::template placement_E<T>(b);
+    const T* rp = R::template placement_r<T>(b);
+    const T* qb = q + R::q_index(b);
+    T Ej[9];
+    T t[3] = {T(0), T(0), T(0)};
+    if (kind == JOINT_REVOLUTE) {
+        // E_J = R(a, q)ᵀ = c·1 + (1 − c)·a·aᵀ − s·[a]ₓ
+        const T* a = R::template axis<T>(b);
+        T s, c;
+        sin_cos(qb[0], &s, &c);
+        const T omc = T(1) - c;
+        for (int j = 0; j < 3; ++j)
+            for (int i = 0; i < 3; ++i) Ej[i + 3 * j] = omc * a[i] * a[j] + (i == j ? c : T(0));
+        Ej[0 + 3 * 1] += s * a[2];
+        Ej[1 + 3 * 0] -= s * a[2];
+        Ej[1 + 3 * 2] += s * a[0];
+        Ej[2 + 3 * 1] -= s * a[0];
+        Ej[2 + 3 * 0] += s * a[1];
+        Ej[0 + 3 * 2] -= s * a[1];
+    } else if (kind == JOINT_PRISMATIC) {
+        const T* a = R::template axis<T>(b);
+        for (int k = 0; k < 9; ++k) Ej[k] = (k % 4 == 0) ? T(1) : T(0);
+        for (int k = 0; k < 3; ++k) t[k] = a[k] * qb[0];
+    } else {
+        T unit[4], rot[9];
+        glass::lie_detail::quat_normalize_core<T, glass::QuatLayout::xyzw, false>(qb + 3, unit);
+        glass::lie_detail::quat_to_rot_core<T, glass::QuatLayout::xyzw>(unit, rot);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) Ej[i + 3 * j] = rot[j + 3 * i];
+        for (int k = 0; k < 3; ++k) t[k] = qb[k];
+    }
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i)
+            E[i + 3 * j] = Ej[i] * Ep[3 * j] + Ej[i + 3] * Ep[1 + 3 * j] + Ej[i + 6] * Ep[2 + 3 * j];
+    for (int k = 0; k < 3; ++k) r[k] = rp[k] + Ep[3 * k] * t[0] + Ep[1 + 3 * k] * t[1] + Ep[2 + 3 * k] * t[2];
+}
+
+// Entry (i, j) of X = [[E, 0], [−E·[r]ₓ, E]].
+template <typename T>
+GLASS_HD T transform_entry(const T* E, const T* r, int i, int j) {
+    if (i < 3) return j < 3 ? E[i + 3 * j] : T(0);
+    if (j >= 3) return E[(i - 3) + 3 * (j - 3)];
+    // −(E·[r]ₓ)(i − 3, j), with [r]ₓ column-major
+    const int a = i - 3;
+    const T rx[9] = {T(0), r[2], -r[1], -r[2], T(0), r[0], r[1], -r[0], T(0)};
+    return -(E[a] * rx[3 * j] + E[a + 3] * rx[1 + 3 * j] + E[a + 6] * rx[2 + 3 * j]);
+}
+
+}  // namespace spread_detail
+
+// qdd (NV) from q (NQ), qd (NV), tau (NV), as aba() (grid/algorithms/aba.cuh) computes them; every thread of
+// the scope calls it, the state is visible to all of them.
+template <class R, typename T, class S>
+GLASS_HD void aba_spread(const S& scope, T* qdd, const T* q, const T* qd, const T* tau, AbaSpreadState<R, T>& st,
+                         Vec3<T> gravity) {
+    using namespace spread_detail;
+    const uint32_t rank = scope.rank(), size = scope.size();
+    // The bodies of level l with W work items each: calls f(body, item) for this thread's items.
+    const auto level_items = [&](int l, int W, auto&& f) {
+        const int begin = st.level_start[l], n = (st.level_start[l + 1] - begin) * W;
+        for (uint32_t k = rank; k < uint32_t(n); k += size) f(st.level_order[begin + int(k) / W], int(k) % W);
+    };
+    const auto all_items = [&](int W, auto&& f) {
+        for (uint32_t k = rank; k < uint32_t(R::NB * W); k += size) f(int(k) / W, int(k) % W);
+    };
+    const bool free_root = R::kind(R::level_order(0)) == JOINT_FREE_FLYER;
+    GRID_SPREAD_MARK_BEGIN();
+
+    // Transforms and motion subspaces, every body at once, beside the copies of the tables and inputs.
+    all_items(1, [&](int b, int) {
+        body_transform<R>(b, q, &st.IaX[b][0], &st.IaX[b][9]);
+        const T one = T(1);
+        if (R::kind(b) != JOINT_FREE_FLYER) subspace_motion<R>(b, &one, st.S[b]);
+    });
+    for (uint32_t k = rank; k < uint32_t(R::NB * 10); k += size) st.inertia[k / 10][k % 10] = R::template inertia<T>(0)[k];
+    for (uint32_t k = rank; k < uint32_t(R::NV); k += size) {
+        st.qd[k] = qd[k];
+        st.tau[k] = tau[k];
+    }
+    for (uint32_t k = rank; k < uint32_t(R::NB); k += size) {
+        st.parent[k] = R::parent(k);
+        st.kind[k] = R::kind(k);
+        st.v_index[k] = R::v_index(k);
+        st.level_order[k] = R::level_order(k);
+        st.child_start[k] = R::child_start(k);
+        st.children[k] = k < uint32_t(R::child_start(R::NB)) ? R::children(k) : 0;
+    }
+    if (rank == 0) st.child_start[R::NB] = R::child_start(R::NB);
+    for (uint32_t k = rank; k <= uint32_t(R::NLEVELS); k += size) st.level_start[k] = R::level_start(k);
+    scope.sync();
+    GRID_SPREAD_MARK();
+    all_items(36, [&](int b, int e) { st.X[b][e] = transform_entry(&st.IaX[b][0], &st.IaX[b][9], e % 6, e / 6); });
+    scope.sync();
+    GRID_SPREAD_MARK();
+
+    // Velocities, parents first: v = X·v_parent + S·qd.
+    for (int l = 0; l < R::NLEVELS; ++l) {
+        level_items(l, 6, [&](int b, int k) {
+            T vj[6];
+            subspace_motion(st.kind[b], st.S[b], st.qd + st.v_index[b], vj);
+            const int parent = st.parent[b];
+            st.v[b][k] = parent < 0 ? vj[k] : row_dot(st.X[b], k, st.v[parent]) + vj[k];
+        });
+        scope.sync();
+        GRID_SPREAD_MARK();
+    }
+    // c = v × vj and p = v ×* I·v, every body at once.
+    all_items(6, [&](int b, int k) {
+        const T* v = st.v[b];
+        T vj[6];
+        subspace_motion(st.kind[b], st.S[b], st.qd + st.v_index[b], vj);
+        const T* in = st.inertia[b];
+        const T m = in[0];
+        const T h[3] = {in[1], in[2], in[3]};
+        // n = I_O·ω + h × v, f = m·v − h × ω
+        T n[3], f[3];
+        for (int a = 0; a < 3; ++a) {
+            n[a] = in[4 + Sym3<T>::index(a, 0)] * v[0] + in[4 + Sym3<T>::index(a, 1)] * v[1] +
+                   in[4 + Sym3<T>::index(a, 2)] * v[2];
+        }
+        n[0] += h[1] * v[5] - h[2] * v[4];
+        n[1] += h[2] * v[3] - h[0] * v[5];
+        n[2] += h[0] * v[4] - h[1] * v[3];
+        f[0] = m * v[3] - (h[1] * v[2] - h[2] * v[1]);
+        f[1] = m * v[4] - (h[2] * v[0] - h[0] * v[2]);
+        f[2] = m * v[5] - (h[0] * v[1] - h[1] * v[0]);
+        const int a = k % 3, a1 = (a + 1) % 3, a2 = (a + 2) % 3;
+        if (k < 3) {
+            st.c[b][k] = v[a1] * vj[a2] - v[a2] * vj[a1];
+            st.p[b][k] = (v[a1] * n[a2] - v[a2] * n[a1]) + (v[3 + a1] * f[a2] - v[3 + a2] * f[a1]);
+        } else {
+            st.c[b][k] = (v[a1] * vj[3 + a2] - v[a2] * vj[3 + a1]) + (v[3 + a1] * vj[a2] - v[3 + a2] * vj[a1]);
+            st.p[b][k] = v[a1] * f[a2] - v[a2] * f[a1];
+        }
+    });
+    scope.sync();
+    GRID_SPREAD_MARK();
+
+    // Articulated inertias, children first.
+    for (int l = R::NLEVELS - 1; l >= 0; --l) {
+        // IA = I + Σ children's Xᵀ·(Ia·X) (21 entries, mirrored), p = p + Σ children's Xᵀ·pa.
+        level_items(l, 27, [&](int b, int e) {
+            const int first = st.child_start[b], end = st.child_start[b + 1];
+            if (e < 21) {
+                int i, j;
+                upper_entry(e, i, j);
+                T s = body_inertia_entry(st.inertia[b], i, j);
+                for (int k = first; k < end; ++k) {
+                    const int ch = st.children[k];
+                    s += column_dot(st.X[ch], i, &st.IaX[ch][6 * j]);
+                }
+                st.IA[b][i + 6 * j] = s;
+                st.IA[b][j + 6 * i] = s;
+            } else {
+                T s = st.p[b][e - 21];
+                for (int k = first; k < end; ++k) {
+                    const int ch = st.children[k];
+                    s += column_dot(st.X[ch], e - 21, st.pa[ch]);
+                }
+                st.p[b][e - 21] = s;
+            }
+        });
+        scope.sync();
+        GRID_SPREAD_MARK();
+        // A free-flyer root keeps IA and p for the acceleration sweep.
+        if (l == 0 && free_root) break;
+        // U = IA·S (by every item: a step of its own costs more than the repeated products), D, u, and for a
+        // body with a parent (IA − U·Uᵀ/D)·X and pa = p + (IA − U·Uᵀ/D)·c + U·u/D.
+        level_items(l, l == 0 ? 1 : 42, [&](int b, int e) {
+            const T* Sb = st.S[b];
+            T U[6];
+            for (int k = 0; k < 6; ++k) U[k] = row_dot(st.IA[b], k, Sb);
+            if (e == 0)
+                for (int k = 0; k < 6; ++k) st.U[b][k] = U[k];
+            T D = T(0), Sp = T(0);
+            for (int k = 0; k < 6; ++k) {
+                D += Sb[k] * U[k];
+                Sp += Sb[k] * st.p[b][k];
+            }
+            const T dinv = T(1) / D, u = st.tau[st.v_index[b]] - Sp;
+            if (e == 0) {
+                st.dinv[b] = dinv;
+                st.u[b] = u;
+            }
+            if (l == 0) return;
+            const T* IA = st.IA[b];
+            if (e < 36) {
+                const int i = e % 6, j = e / 6;
+                const T ui = U[i] * dinv;
+                T s = T(0);
+                for (int k = 0; k < 6; ++k) s += (IA[i + 6 * k] - ui * U[k]) * st.X[b][k + 6 * j];
+                st.IaX[b][e] = s;
+            } else {
+                const int i = e - 36;
+                const T ui = U[i] * dinv;
+                T s = st.p[b][i] + ui * u;
+                for (int k = 0; k < 6; ++k) s += (IA[i + 6 * k] - ui * U[k]) * st.c[b][k];
+                st.pa[b][i] = s;
+            }
+        });
+        scope.sync();
+        GRID_SPREAD_MARK();
+        if (l == 0) break;
+    }
+
+    // Accelerations, parents first: a = X·a_parent + c, qdd = (u − Uᵀ·a)/D, a += S·qdd.
+    const T a0[6] = {T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z};
+    for (int l = 0; l < R::NLEVELS; ++l) {
+        if (l == 0 && free_root) {
+            // x = IA⁻¹·(S·τ − p − IA·a'), qdd = Sᵀ·x, a = a' + x (one thread)
+            if (rank == 0) {
+                const int b = st.level_order[0];
+                T a[6], Stau[6];
+                for (int k = 0; k < 6; ++k) a[k] = row_dot(st.X[b], k, a0) + st.c[b][k];
+                subspace_motion(JOINT_FREE_FLYER, st.S[b], st.tau + st.v_index[b], Stau);
+                Sym6<T> IA;
+                Spatial<T> rhs;
+                for (int i = 0; i < 3; ++i) {
+                    for (int j = i; j < 3; ++j) {
+                        IA.A(i, j) = st.IA[b][i + 6 * j];
+                        IA.C(i, j) = st.IA[b][(3 + i) + 6 * (3 + j)];
+                    }
+                    for (int j = 0; j < 3; ++j) IA.B(i, j) = st.IA[b][i + 6 * (3 + j)];
+                    rhs.ang[i] = Stau[i] - st.p[b][i] - row_dot(st.IA[b], i, a);
+                    rhs.lin[i] = Stau[3 + i] - st.p[b][3 + i] - row_dot(st.IA[b], 3 + i, a);
+                }
+                const Spatial<T> x = solve_spd(IA, rhs);
+                const int v = st.v_index[b];
+                for (int k = 0; k < 3; ++k) {
+                    qdd[v + k] = x.lin[k];
+                    qdd[v + 3 + k] = x.ang[k];
+                    st.v[b][k] = a[k] + x.ang[k];
+                    st.v[b][3 + k] = a[3 + k] + x.lin[k];
+                }
+            }
+            scope.sync();
+            GRID_SPREAD_MARK();
+            continue;
+        }
+        level_items(l, 6, [&](int b, int k) {
+            const int parent = st.parent[b];
+            const T* ap = parent < 0 ? a0 : st.v[parent];
+            T a[6];
+            for (int i = 0; i < 6; ++i) a[i] = row_dot(st.X[b], i, ap) + st.c[b][i];
+            T Ua = T(0);
+            for (int i = 0; i < 6; ++i) Ua += st.U[b][i] * a[i];
+            const T x = st.dinv[b] * (st.u[b] - Ua);
+            if (k == 0) qdd[st.v_index[b]] = x;
+            st.v[b][k] = a[k] + st.S[b][k] * x;
+        });
+        scope.sync();
+        GRID_SPREAD_MARK();
+    }
+}
+
+}  // namespace algorithms
+}  // namespace grid

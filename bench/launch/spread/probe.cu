@@ -1,0 +1,260 @@
+// Probe of aba_spread.cuh (an experiment) against the generated ABA of one robot (build with -I kernels
+// -I <robot folder made by `go tool mage gen`>):
+// on the host (a C++17 compiler, -x c++) it checks the spread algorithm against aba_thread in float64 and
+// float32; under nvcc it checks it on the GPU and times both at batch 1 (a CUDA graph of 20 launches,
+// replayed) for several group sizes.
+#include "grid.cuh"
+
+#if defined(__CUDACC__) && defined(SPREAD_CLOCK)
+// clock64 at each of aba_spread's barriers, by thread 0 of block 0.
+__device__ long long spread_clock[256];
+__device__ int spread_marks;
+__host__ __device__ inline long long spread_now() {
+#if defined(__CUDA_ARCH__)
+    return clock64();
+#else
+    return 0;
+#endif
+}
+__host__ __device__ inline void spread_record(int n, long long t0) {
+#if defined(__CUDA_ARCH__)
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        spread_clock[n] = clock64() - t0;
+        spread_marks = n + 1;
+    }
+#endif
+}
+#define GRID_SPREAD_MARK_BEGIN()              \
+    const long long spread_t0 = spread_now(); \
+    int spread_n = 0
+#define GRID_SPREAD_MARK() spread_record(spread_n++, spread_t0)
+#endif
+#include "aba_spread.cuh"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace grid {
+// The robot's run-time tables as aba_spread reads them.
+struct RobotTables {
+    static constexpr int NB = grid::NB, NQ = grid::NQ, NV = grid::NV, NLEVELS = grid::NLEVELS;
+
+    GLASS_DEVICE static int parent(int k) { return robot::parent[k]; }
+    GLASS_DEVICE static int kind(int k) { return robot::kind[k]; }
+    GLASS_DEVICE static int q_index(int k) { return robot::q_index[k]; }
+    GLASS_DEVICE static int v_index(int k) { return robot::v_index[k]; }
+    GLASS_DEVICE static int level_start(int k) { return robot::level_start[k]; }
+    GLASS_DEVICE static int level_order(int k) { return robot::level_order[k]; }
+    GLASS_DEVICE static int child_start(int k) { return robot::child_start[k]; }
+    GLASS_DEVICE static int children(int k) { return robot::children[k]; }
+    template <typename T> GLASS_DEVICE static const T* axis(int k) { return robot::axis<T>() + 3 * k; }
+    template <typename T> GLASS_DEVICE static const T* placement_E(int k) { return robot::placement_E<T>() + 9 * k; }
+    template <typename T> GLASS_DEVICE static const T* placement_r(int k) { return robot::placement_r<T>() + 3 * k; }
+    template <typename T> GLASS_DEVICE static const T* inertia(int k) { return robot::inertia<T>() + 10 * k; }
+};
+}  // namespace grid
+
+using namespace grid;
+
+using State64 = algorithms::AbaSpreadState<RobotTables, double>;
+
+struct Inputs {
+    int n;
+    std::vector<double> q, qd, tau;
+};
+
+static Inputs make_inputs(int n, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Inputs in{n, std::vector<double>(size_t(n) * NQ), std::vector<double>(size_t(n) * NV), std::vector<double>(size_t(n) * NV)};
+    for (auto& x : in.q) x = u(rng);
+    for (auto& x : in.qd) x = u(rng);
+    for (auto& x : in.tau) x = u(rng);
+    if (FLOATING_BASE)
+        for (int k = 0; k < n; ++k) {
+            double* quat = &in.q[size_t(k) * NQ + 3];
+            const double s = std::sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
+            for (int i = 0; i < 4; ++i) quat[i] /= s;
+        }
+    return in;
+}
+
+template <typename T>
+static std::vector<T> cast(const std::vector<double>& x) {
+    return std::vector<T>(x.begin(), x.end());
+}
+
+// Largest |a − b| / (1 + |b|).
+template <typename T>
+static double max_err(const std::vector<T>& a, const std::vector<T>& b) {
+    double e = 0;
+    for (size_t k = 0; k < a.size(); ++k) {
+        const double d = std::fabs(double(a[k]) - double(b[k])) / (1.0 + std::fabs(double(b[k])));
+        e = std::isnan(d) ? INFINITY : (d > e ? d : e);
+    }
+    return e;
+}
+
+#if !defined(__CUDACC__)
+template <typename T>
+static double host_check(const Inputs& in) {
+    const auto q = cast<T>(in.q), qd = cast<T>(in.qd), tau = cast<T>(in.tau);
+    std::vector<T> ref(size_t(in.n) * NV), got(size_t(in.n) * NV);
+    auto st = std::make_unique<algorithms::AbaSpreadState<RobotTables, T>>();
+    const Vec3<T> g = default_gravity<T>();
+    for (int k = 0; k < in.n; ++k) {
+        aba_thread<T>(&ref[size_t(k) * NV], &q[size_t(k) * NQ], &qd[size_t(k) * NV], &tau[size_t(k) * NV], g);
+        algorithms::aba_spread<RobotTables>(GroupScope{}, &got[size_t(k) * NV], &q[size_t(k) * NQ], &qd[size_t(k) * NV],
+                                            &tau[size_t(k) * NV], *st, g);
+    }
+    return max_err(got, ref);
+}
+#endif
+
+#if defined(__CUDACC__)
+#define CHECK(x)                                                                          \
+    do {                                                                                  \
+        cudaError_t e_ = (x);                                                             \
+        if (e_ != cudaSuccess) {                                                          \
+            std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+            std::exit(1);                                                                 \
+        }                                                                                 \
+    } while (0)
+
+template <typename T>
+__global__ void aba_spread_kernel(T* qdd, const T* q, const T* qd, const T* tau, Vec3<T> g, int n) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto& st = *reinterpret_cast<algorithms::AbaSpreadState<RobotTables, T>*>(smem);
+    const int k = blockIdx.x;
+    if (k >= n) return;
+    algorithms::aba_spread<RobotTables>(GroupScope{}, qdd + size_t(k) * NV, q + size_t(k) * NQ, qd + size_t(k) * NV,
+                                        tau + size_t(k) * NV, st, g);
+}
+
+template <typename T>
+struct Device {
+    T *q, *qd, *tau, *qdd;
+    int n;
+    explicit Device(const Inputs& in) : n(in.n) {
+        const auto hq = cast<T>(in.q), hqd = cast<T>(in.qd), htau = cast<T>(in.tau);
+        CHECK(cudaMalloc(&q, hq.size() * sizeof(T)));
+        CHECK(cudaMalloc(&qd, hqd.size() * sizeof(T)));
+        CHECK(cudaMalloc(&tau, htau.size() * sizeof(T)));
+        CHECK(cudaMalloc(&qdd, hqd.size() * sizeof(T)));
+        CHECK(cudaMemcpy(q, hq.data(), hq.size() * sizeof(T), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(qd, hqd.data(), hqd.size() * sizeof(T), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(tau, htau.data(), htau.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    std::vector<T> out() const {
+        std::vector<T> h(size_t(n) * NV);
+        CHECK(cudaMemcpy(h.data(), qdd, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
+        return h;
+    }
+};
+
+// A launch of one of the compared kernels on stream s: shape.threads_per_sample 0 is the spread kernel with
+// shape.samples_per_block threads.
+template <typename T>
+static void launch(const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
+    const Vec3<T> g = default_gravity<T>();
+    if (shape.threads_per_sample == 0) {
+        const size_t smem = sizeof(algorithms::AbaSpreadState<RobotTables, T>);
+        aba_spread_kernel<T><<<n, unsigned(shape.samples_per_block), smem, s>>>(d.qdd, d.q, d.qd, d.tau, g, n);
+        CHECK(cudaGetLastError());
+    } else {
+        static T* workspace = nullptr;
+        if (!workspace) CHECK(cudaMalloc(&workspace, size_t(64) << 20));
+        CHECK(aba_launch<T>(d.qdd, d.q, d.qd, d.tau, g, n, s, shape, workspace));
+    }
+}
+
+// Median over reps of the time per launch of 20 launches captured in a graph.
+template <typename T>
+static double graph_us(const Device<T>& d, LaunchShape shape, int n) {
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    launch(d, shape, s, n);  // sets attributes outside the capture
+    CHECK(cudaStreamSynchronize(s));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    for (int k = 0; k < 20; ++k) launch(d, shape, s, n);
+    CHECK(cudaStreamEndCapture(s, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    std::vector<float> times;
+    for (int r = 0; r < 31; ++r) {
+        CHECK(cudaEventRecord(a, s));
+        CHECK(cudaGraphLaunch(exec, s));
+        CHECK(cudaEventRecord(b, s));
+        CHECK(cudaEventSynchronize(b));
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    CHECK(cudaStreamDestroy(s));
+    return times[times.size() / 2] * 1000.0 / 20.0;
+}
+
+template <typename T>
+static void gpu_run(const char* robot, const char* precision, const Inputs& check, const Inputs& one) {
+    const size_t smem = sizeof(algorithms::AbaSpreadState<RobotTables, T>);
+    CHECK(cudaFuncSetAttribute(aba_spread_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    Device<T> d(check);
+    launch(d, LaunchShape{1, 64}, 0, check.n);
+    CHECK(cudaDeviceSynchronize());
+    const auto ref = d.out();
+    for (int threads : {64, 128, 256}) {
+        CHECK(cudaMemset(d.qdd, 0xff, ref.size() * sizeof(T)));  // NaN-poisoned
+        launch(d, LaunchShape{0, threads}, 0, check.n);
+        CHECK(cudaDeviceSynchronize());
+        std::printf("%s %s check spread %d threads: max err %.3g against aba (one thread), %d samples\n", robot,
+                    precision, threads, max_err(d.out(), ref), check.n);
+    }
+    Device<T> d1(one);
+#if defined(SPREAD_CLOCK)
+    for (int rep = 0; rep < 3; ++rep) launch(d1, LaunchShape{0, 256}, 0, 1);
+    CHECK(cudaDeviceSynchronize());
+    long long clocks[256];
+    int marks = 0;
+    CHECK(cudaMemcpyFromSymbol(clocks, spread_clock, sizeof(clocks)));
+    CHECK(cudaMemcpyFromSymbol(&marks, spread_marks, sizeof(int)));
+    std::printf("%s %s clock64 at each barrier (256 threads):", robot, precision);
+    for (int k = 0; k < marks; ++k) std::printf(" %lld", clocks[k] - (k ? clocks[k - 1] : 0));
+    std::printf("\n");
+#endif
+    const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, {0, 64}, {0, 128}, {0, 256}};
+    for (const auto& shape : shapes) {
+        if (shape.threads_per_sample > 0 && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, ABA_MAX_THREADS<T>())))
+            continue;
+        const double us = graph_us(d1, shape, 1);
+        std::printf("%s aba %s batch1 %s %dx%d %.3f us\n", robot, precision,
+                    shape.threads_per_sample == 0 ? "spread" : "aba", shape.threads_per_sample == 0 ? shape.samples_per_block : shape.threads_per_sample,
+                    shape.threads_per_sample == 0 ? 1 : shape.samples_per_block, us);
+    }
+}
+#endif
+
+int main(int argc, char** argv) {
+    const char* robot = argc > 1 ? argv[1] : "robot";
+    const Inputs check = make_inputs(333, 7);
+#if !defined(__CUDACC__)
+    // Under nvcc the tables are device memory, so the host checks are the C++ compiler's build.
+    std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (spread against aba_thread)\n", robot,
+                host_check<double>(check), host_check<float>(check));
+#else
+    const Inputs one = make_inputs(1, 11);
+    gpu_run<float>(robot, "float", check, one);
+    gpu_run<double>(robot, "double", check, one);
+#endif
+    return 0;
+}
