@@ -233,6 +233,13 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
     std::printf("\n");
 #endif
     const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, {0, 64}, {0, 128}, {0, 256}};
+    {
+        const Inputs many = make_inputs(65536, 13);
+        Device<T> dn(many);
+        for (const LaunchShape shape : {LaunchShape{1, 64}, LaunchShape{1, 128}})
+            std::printf("%s aba %s batch65536 aba %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
+                        shape.samples_per_block, graph_us(dn, shape, many.n));
+    }
     for (const auto& shape : shapes) {
         if (shape.threads_per_sample > 0 && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, ABA_MAX_THREADS<T>())))
             continue;
@@ -254,7 +261,9 @@ int main(int argc, char** argv) {
 #else
     const Inputs one = make_inputs(1, 11);
     gpu_run<float>(robot, "float", check, one);
+#if !defined(PROBE_FLOAT_ONLY)
     gpu_run<double>(robot, "double", check, one);
+#endif
 #endif
     return 0;
 }
