@@ -59,6 +59,14 @@ struct RobotTables {
 }  // namespace grid
 
 using namespace grid;
+using Schedule = algorithms::SegmentSchedule<NB>;
+
+// The robot's segment schedule, from the parents of its description.
+static Schedule schedule() {
+    int parent[NB];
+    for (int b = 0; b < NB; ++b) parent[b] = Robot::joint[b].parent;
+    return algorithms::make_segment_schedule<NB>(parent);
+}
 
 using State64 = algorithms::AbaSpreadState<RobotTables, double>;
 
@@ -104,14 +112,19 @@ template <typename T>
 static double host_check(const Inputs& in) {
     const auto q = cast<T>(in.q), qd = cast<T>(in.qd), tau = cast<T>(in.tau);
     std::vector<T> ref(size_t(in.n) * NV), got(size_t(in.n) * NV);
+    std::vector<T> seg(got.size());
     auto st = std::make_unique<algorithms::AbaSpreadState<RobotTables, T>>();
+    const auto sched = schedule();
     const Vec3<T> g = default_gravity<T>();
     for (int k = 0; k < in.n; ++k) {
         aba_thread<T>(&ref[size_t(k) * NV], &q[size_t(k) * NQ], &qd[size_t(k) * NV], &tau[size_t(k) * NV], g);
         algorithms::aba_spread<RobotTables>(GroupScope{}, &got[size_t(k) * NV], &q[size_t(k) * NQ], &qd[size_t(k) * NV],
                                             &tau[size_t(k) * NV], *st, g);
+        algorithms::aba_segments<RobotTables>(GroupScope{}, &seg[size_t(k) * NV], &q[size_t(k) * NQ],
+                                              &qd[size_t(k) * NV], &tau[size_t(k) * NV], *st, sched, g);
     }
-    return max_err(got, ref);
+    const double e1 = max_err(got, ref), e2 = max_err(seg, ref);
+    return e1 > e2 ? e1 : e2;
 }
 #endif
 
@@ -133,6 +146,30 @@ __global__ void aba_spread_kernel(T* qdd, const T* q, const T* qd, const T* tau,
     if (k >= n) return;
     algorithms::aba_spread<RobotTables>(GroupScope{}, qdd + size_t(k) * NV, q + size_t(k) * NQ, qd + size_t(k) * NV,
                                         tau + size_t(k) * NV, st, g);
+}
+
+template <typename T>
+__global__ void aba_segments_kernel(T* qdd, const T* q, const T* qd, const T* tau, Vec3<T> g, int n,
+                                    const Schedule* sched) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto& st = *reinterpret_cast<algorithms::AbaSpreadState<RobotTables, T>*>(smem);
+    __shared__ Schedule s_sched;
+    const int k = blockIdx.x;
+    if (k >= n) return;
+    for (uint32_t i = threadIdx.x; i < sizeof(Schedule) / sizeof(int); i += blockDim.x)
+        reinterpret_cast<int*>(&s_sched)[i] = reinterpret_cast<const int*>(sched)[i];
+    algorithms::aba_segments<RobotTables>(GroupScope{}, qdd + size_t(k) * NV, q + size_t(k) * NQ, qd + size_t(k) * NV,
+                                          tau + size_t(k) * NV, st, s_sched, g);
+}
+
+static const Schedule* device_schedule() {
+    static Schedule* d = nullptr;
+    if (!d) {
+        const Schedule h = schedule();
+        CHECK(cudaMalloc(&d, sizeof(Schedule)));
+        CHECK(cudaMemcpy(d, &h, sizeof(Schedule), cudaMemcpyHostToDevice));
+    }
+    return d;
 }
 
 template <typename T>
@@ -164,6 +201,11 @@ static void launch(const Device<T>& d, LaunchShape shape, cudaStream_t s, int n)
     if (shape.threads_per_sample == 0) {
         const size_t smem = sizeof(algorithms::AbaSpreadState<RobotTables, T>);
         aba_spread_kernel<T><<<n, unsigned(shape.samples_per_block), smem, s>>>(d.qdd, d.q, d.qd, d.tau, g, n);
+        CHECK(cudaGetLastError());
+    } else if (shape.threads_per_sample < 0) {
+        const size_t smem = sizeof(algorithms::AbaSpreadState<RobotTables, T>);
+        aba_segments_kernel<T><<<n, unsigned(shape.samples_per_block), smem, s>>>(d.qdd, d.q, d.qd, d.tau, g, n,
+                                                                                  device_schedule());
         CHECK(cudaGetLastError());
     } else {
         static T* workspace = nullptr;
@@ -209,6 +251,7 @@ template <typename T>
 static void gpu_run(const char* robot, const char* precision, const Inputs& check, const Inputs& one) {
     const size_t smem = sizeof(algorithms::AbaSpreadState<RobotTables, T>);
     CHECK(cudaFuncSetAttribute(aba_spread_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    CHECK(cudaFuncSetAttribute(aba_segments_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     Device<T> d(check);
     launch(d, LaunchShape{1, 64}, 0, check.n);
     CHECK(cudaDeviceSynchronize());
@@ -218,6 +261,11 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
         launch(d, LaunchShape{0, threads}, 0, check.n);
         CHECK(cudaDeviceSynchronize());
         std::printf("%s %s check spread %d threads: max err %.3g against aba (one thread), %d samples\n", robot,
+                    precision, threads, max_err(d.out(), ref), check.n);
+        CHECK(cudaMemset(d.qdd, 0xff, ref.size() * sizeof(T)));
+        launch(d, LaunchShape{-1, threads}, 0, check.n);
+        CHECK(cudaDeviceSynchronize());
+        std::printf("%s %s check segments %d threads: max err %.3g against aba (one thread), %d samples\n", robot,
                     precision, threads, max_err(d.out(), ref), check.n);
     }
     Device<T> d1(one);
@@ -232,7 +280,8 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
     for (int k = 0; k < marks; ++k) std::printf(" %lld", clocks[k] - (k ? clocks[k - 1] : 0));
     std::printf("\n");
 #endif
-    const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, {0, 64}, {0, 128}, {0, 256}};
+    const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, {0, 64}, {0, 128}, {0, 256},
+                                  {-1, 32}, {-1, 64}, {-1, 128}, {-1, 192}, {-1, 256}};
     {
         const Inputs many = make_inputs(65536, 13);
         Device<T> dn(many);
@@ -244,9 +293,10 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
         if (shape.threads_per_sample > 0 && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, ABA_MAX_THREADS<T>())))
             continue;
         const double us = graph_us(d1, shape, 1);
+        const bool ours = shape.threads_per_sample <= 0;
         std::printf("%s aba %s batch1 %s %dx%d %.3f us\n", robot, precision,
-                    shape.threads_per_sample == 0 ? "spread" : "aba", shape.threads_per_sample == 0 ? shape.samples_per_block : shape.threads_per_sample,
-                    shape.threads_per_sample == 0 ? 1 : shape.samples_per_block, us);
+                    shape.threads_per_sample == 0 ? "spread" : (ours ? "segments" : "aba"),
+                    ours ? shape.samples_per_block : shape.threads_per_sample, ours ? 1 : shape.samples_per_block, us);
     }
 }
 #endif
@@ -256,7 +306,7 @@ int main(int argc, char** argv) {
     const Inputs check = make_inputs(333, 7);
 #if !defined(__CUDACC__)
     // Under nvcc the tables are device memory, so the host checks are the C++ compiler's build.
-    std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (spread against aba_thread)\n", robot,
+    std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (spread and segments against aba_thread)\n", robot,
                 host_check<double>(check), host_check<float>(check));
 #else
     const Inputs one = make_inputs(1, 11);
