@@ -288,6 +288,42 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
         for (const LaunchShape shape : {LaunchShape{1, 64}, LaunchShape{1, 128}})
             std::printf("%s aba %s batch65536 aba %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
                         shape.samples_per_block, graph_us(dn, shape, many.n));
+#if defined(PROBE_MASS_MATRIX)
+        // M at batch 65536, one sample per thread: its NV×NV outputs staged through the warp (WarpStores) or,
+        // built with GRID_DIRECT_THREAD_STORES, stored by each thread.
+        T* M = nullptr;
+        CHECK(cudaMalloc(&M, size_t(many.n) * NV * NV * sizeof(T)));
+        for (const int block : {64, 128, 256}) {
+            cudaStream_t st;
+            CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+            const auto once = [&] { CHECK(mass_matrix_launch<T>(M, dn.q, many.n, st, LaunchShape{1, block})); };
+            once();
+            CHECK(cudaStreamSynchronize(st));
+            cudaEvent_t a, b;
+            CHECK(cudaEventCreate(&a));
+            CHECK(cudaEventCreate(&b));
+            std::vector<float> times;
+            for (int r = 0; r < 21; ++r) {
+                CHECK(cudaEventRecord(a, st));
+                once();
+                CHECK(cudaEventRecord(b, st));
+                CHECK(cudaEventSynchronize(b));
+                float ms;
+                CHECK(cudaEventElapsedTime(&ms, a, b));
+                times.push_back(ms);
+            }
+            std::sort(times.begin(), times.end());
+            std::printf("%s mass_matrix %s batch65536 %s 1x%d %.3f us\n", robot, precision,
+#if defined(GRID_DIRECT_THREAD_STORES)
+                        "direct",
+#else
+                        "warp",
+#endif
+                        block, times[times.size() / 2] * 1000.0);
+            CHECK(cudaStreamDestroy(st));
+        }
+        CHECK(cudaFree(M));
+#endif
     }
     for (const auto& shape : shapes) {
         if (shape.threads_per_sample > 0 && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, ABA_MAX_THREADS<T>())))
