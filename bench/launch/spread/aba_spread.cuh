@@ -279,6 +279,23 @@ GLASS_HD void inertia_sum_item(AbaSpreadState<R, T>& st, int b, int e) {
     }
 }
 
+// Entry e of joint_removed_item's step from U = IA·S, ui = U_i/D and u = τ − Sᵀ·p (i the entry's row).
+template <class R, typename T>
+GLASS_HD void joint_removed_entry(AbaSpreadState<R, T>& st, int b, int e, const T (&U)[6], T ui, T u) {
+    const T* IA = st.IA[b];
+    if (e < 36) {
+        const int i = e % 6, j = e / 6;
+        T s = T(0);
+        for (int k = 0; k < 6; ++k) s += (IA[i + 6 * k] - ui * U[k]) * st.X[b][k + 6 * j];
+        st.IaX[b][e] = s;
+    } else {
+        const int i = e - 36;
+        T s = st.p[b][i] + ui * u;
+        for (int k = 0; k < 6; ++k) s += (IA[i + 6 * k] - ui * U[k]) * st.c[b][k];
+        st.pa[b][i] = s;
+    }
+}
+
 // U = IA·S (by every item: a step of its own costs more than the repeated products), D, u, and for a body
 // with a parent (IA − U·Uᵀ/D)·X (e < 36) and pa = p + (IA − U·Uᵀ/D)·c + U·u/D (e − 36 < 6); a root has one
 // item.
@@ -300,20 +317,7 @@ GLASS_HD void joint_removed_item(AbaSpreadState<R, T>& st, int b, int e) {
         st.u[b] = u;
     }
     if (st.parent[b] < 0) return;
-    const T* IA = st.IA[b];
-    if (e < 36) {
-        const int i = e % 6, j = e / 6;
-        const T ui = U[i] * dinv;
-        T s = T(0);
-        for (int k = 0; k < 6; ++k) s += (IA[i + 6 * k] - ui * U[k]) * st.X[b][k + 6 * j];
-        st.IaX[b][e] = s;
-    } else {
-        const int i = e - 36;
-        const T ui = U[i] * dinv;
-        T s = st.p[b][i] + ui * u;
-        for (int k = 0; k < 6; ++k) s += (IA[i + 6 * k] - ui * U[k]) * st.c[b][k];
-        st.pa[b][i] = s;
-    }
+    joint_removed_entry(st, b, e, U, U[e < 36 ? e % 6 : e - 36] * dinv, u);
 }
 
 // A free-flyer root's acceleration: x = IA⁻¹·(S·τ − p − IA·a'), qdd = Sᵀ·x, a = a' + x (one thread).
@@ -357,6 +361,50 @@ GLASS_HD void acceleration_item(AbaSpreadState<R, T>& st, int b, int k, T* qdd, 
     if (k == 0) qdd[st.v_index[b]] = x;
     st.v[b][k] = a[k] + st.S[b][k] * x;
 }
+
+
+#if defined(__CUDA_ARCH__)
+// joint_removed_item's step for one body by a whole warp (GRID_SPREAD_SHUFFLES): lanes 0-5 form U = IA·S and
+// the warp shares it by shuffles instead of every item forming it; lane l takes entries l and l + 32.
+template <class R, typename T>
+__device__ void joint_removed_warp(AbaSpreadState<R, T>& st, int b, uint32_t lane) {
+    const T* Sb = st.S[b];
+    const T mine = lane < 6 ? row_dot(st.IA[b], int(lane), Sb) : T(0);
+    T U[6];
+    for (int k = 0; k < 6; ++k) U[k] = __shfl_sync(0xffffffffu, mine, k);
+    T D = T(0), Sp = T(0);
+    for (int k = 0; k < 6; ++k) {
+        D += Sb[k] * U[k];
+        Sp += Sb[k] * st.p[b][k];
+    }
+    const T dinv = T(1) / D, u = st.tau[st.v_index[b]] - Sp;
+    if (lane < 6) st.U[b][lane] = mine;
+    if (lane == 0) {
+        st.dinv[b] = dinv;
+        st.u[b] = u;
+    }
+    if (st.parent[b] < 0) return;
+    const int e0 = int(lane), e1 = int(lane) + 32;
+    const int i0 = e0 % 6, i1 = e1 < 36 ? e1 % 6 : (e1 < 42 ? e1 - 36 : 0);
+    const T u0 = __shfl_sync(0xffffffffu, mine, i0) * dinv, u1 = __shfl_sync(0xffffffffu, mine, i1) * dinv;
+    joint_removed_entry(st, b, e0, U, u0, u);
+    if (e1 < 42) joint_removed_entry(st, b, e1, U, u1, u);
+}
+
+// acceleration_item's step for one body by a whole warp: lanes 0-5 form a = X·a_parent + c and reduce Uᵀ·a
+// by shuffles.
+template <class R, typename T>
+__device__ void acceleration_warp(AbaSpreadState<R, T>& st, int b, uint32_t lane, T* qdd, const T* a0) {
+    const int parent = st.parent[b];
+    const T* ap = parent < 0 ? a0 : st.v[parent];
+    const T a = lane < 6 ? row_dot(st.X[b], int(lane), ap) + st.c[b][lane] : T(0);
+    T Ua = lane < 6 ? st.U[b][lane] * a : T(0);
+    for (int offset = 4; offset > 0; offset /= 2) Ua += __shfl_xor_sync(0xffffffffu, Ua, offset);
+    const T x = st.dinv[b] * (st.u[b] - Ua);
+    if (lane == 0) qdd[st.v_index[b]] = x;
+    if (lane < 6) st.v[b][lane] = a + st.S[b][lane] * x;
+}
+#endif
 
 }  // namespace spread_detail
 
@@ -483,6 +531,7 @@ GLASS_HD SegmentSchedule<NB> make_segment_schedule(const int* parent) {
 
 // The same result as aba_spread, each segment of the tree on one warp (sched: make_segment_schedule of the
 // robot, in memory the scope can read). Blocks of whole warps; on the host one thread runs every segment.
+// GRID_SPREAD_SHUFFLES: a body's U and Uᵀ·a formed by six lanes and shared by warp shuffles.
 template <class R, typename T, class S>
 GLASS_HD void aba_segments(const S& scope, T* qdd, const T* q, const T* qd, const T* tau, AbaSpreadState<R, T>& st,
                            const SegmentSchedule<R::NB>& sched, Vec3<T> gravity) {
@@ -528,7 +577,12 @@ GLASS_HD void aba_segments(const S& scope, T* qdd, const T* q, const T* qd, cons
         segments(sched.backward_start, sched.backward, r, true, [&](int b) {
             items(27, [&](int e) { inertia_sum_item(st, b, e); });
             glass::warp_sync();
-            if (!(b == 0 && free_root)) items(st.parent[b] < 0 ? 1 : 42, [&](int e) { joint_removed_item(st, b, e); });
+            if (b == 0 && free_root) return;
+#if defined(__CUDA_ARCH__) && defined(GRID_SPREAD_SHUFFLES)
+            joint_removed_warp(st, b, lane);
+#else
+            items(st.parent[b] < 0 ? 1 : 42, [&](int e) { joint_removed_item(st, b, e); });
+#endif
         });
         scope.sync();
         GRID_SPREAD_MARK();
@@ -540,7 +594,11 @@ GLASS_HD void aba_segments(const S& scope, T* qdd, const T* q, const T* qd, cons
             if (b == 0 && free_root) {
                 if (lane == 0) free_root_acceleration(st, b, qdd, a0);
             } else {
+#if defined(__CUDA_ARCH__) && defined(GRID_SPREAD_SHUFFLES)
+                acceleration_warp(st, b, lane, qdd, a0);
+#else
                 items(6, [&](int k) { acceleration_item(st, b, k, qdd, a0); });
+#endif
             }
         });
         scope.sync();
