@@ -1,8 +1,11 @@
-// Probe of aba_spread.cuh (an experiment) against the generated ABA of one robot (build with -I kernels
-// -I <robot folder made by `go tool mage gen`>):
-// on the host (a C++17 compiler, -x c++) it checks the spread algorithm against aba_thread in float64 and
-// float32; under nvcc it checks it on the GPU and times both at batch 1 (a CUDA graph of 20 launches,
-// replayed) for several group sizes.
+// Probe of aba_spread.cuh (an experiment) against the generated ABA of one robot. Build with -I kernels
+// -I bench/launch/spread -I <robot folder made by `go tool mage gen`> (go2 and g1_29dof with -floating):
+// with a C++17 compiler (-x c++) it checks aba_spread and aba_segments against aba_thread in float64 and
+// float32 on the host; under nvcc it checks them on the GPU (NaN-poisoned outputs) and times them and the
+// generated kernels at batch 1 (a CUDA graph of 20 launches, replayed) and ABA at batch 65536.
+// Options: PROBE_FLOAT_ONLY (skip float64), PROBE_MASS_MATRIX (also M at batch 65536; with
+// GRID_DIRECT_THREAD_STORES its thread kernel stores directly), SPREAD_CLOCK (clock64 at every barrier),
+// GRID_SPREAD_SHUFFLES (aba_segments' warp-shuffle variant).
 #include "grid.cuh"
 
 #if defined(__CUDACC__) && defined(SPREAD_CLOCK)
