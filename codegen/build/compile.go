@@ -434,11 +434,7 @@ func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 		link = []string{"-L", libDir, "-l:" + filepath.Base(rt.Library), "-Wl,-rpath," + libDir}
 	}
 	link = append(link, "-Wl,--no-undefined")
-	lib := filepath.Join(dir, CUDARTCLibrary)
-	if handlerParts(tc.jobs()) == 1 {
-		return compileLibrary(tc.cxx(), append(append(append([]string{"-shared"}, compile...), src), link...), lib)
-	}
-	// the handlers in parts side by side (GRID_FFI_IN_PART), then the link
+	// the handlers in parts side by side (GRID_FFI_IN_PART; one part with fewer than four jobs), then the link
 	objDir := filepath.Join(dir, "cuda_rtc_objects")
 	if err := freshDir(objDir); err != nil {
 		return err
@@ -454,7 +450,7 @@ func (tc Toolchain) CompileCUDARTC(dir, robot string) error {
 	for _, u := range units {
 		args = append(args, u.obj)
 	}
-	return compileLibrary(tc.cxx(), append(args, link...), lib)
+	return compileLibrary(tc.cxx(), append(args, link...), filepath.Join(dir, CUDARTCLibrary))
 }
 
 // HasTrajectories reports whether the metadata of the robot built in dir lists the fused rollout kernels
