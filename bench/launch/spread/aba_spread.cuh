@@ -540,7 +540,7 @@ GLASS_HD void aba_segments(const S& scope, T* qdd, const T* q, const T* qd, cons
     const uint32_t lanes = glass::warp_size(), lane = rank % lanes, warp = rank / lanes;
     const uint32_t warps = size / lanes > 0 ? size / lanes : 1;
     // Calls body(b) for the bodies of this warp's segments in round r (list: backward or forward rounds),
-    // top down or (REVERSE) bottom up, with a warp barrier after each.
+    // top down or (reverse) bottom up, with a warp barrier after each.
     const auto segments = [&](const int* start, const int* list, int r, bool reverse, auto&& body) {
         for (int k = start[r] + int(warp); k < start[r + 1]; k += int(warps)) {
             const int g = list[k], first = sched.segment_start[g], last = sched.segment_start[g + 1];
@@ -550,11 +550,22 @@ GLASS_HD void aba_segments(const S& scope, T* qdd, const T* q, const T* qd, cons
             }
         }
     };
+    // The rounds of the forward or the backward schedule, a block barrier after each.
+    GRID_SPREAD_MARK_BEGIN();
+    const auto rounds = [&](bool backward, auto&& body) {
+        const int n = backward ? sched.backward_rounds : sched.forward_rounds;
+        const int* start = backward ? sched.backward_start : sched.forward_start;
+        const int* list = backward ? sched.backward : sched.forward;
+        for (int r = 0; r < n; ++r) {
+            segments(start, list, r, backward, body);
+            scope.sync();
+            GRID_SPREAD_MARK();
+        }
+    };
     const auto items = [&](int W, auto&& f) {
         for (uint32_t e = lane; e < uint32_t(W); e += lanes) f(int(e));
     };
     const bool free_root = R::kind(0) == JOINT_FREE_FLYER;
-    GRID_SPREAD_MARK_BEGIN();
 
     setup_items(st, q, qd, tau, rank, size);
     scope.sync();
@@ -563,47 +574,34 @@ GLASS_HD void aba_segments(const S& scope, T* qdd, const T* q, const T* qd, cons
     scope.sync();
     GRID_SPREAD_MARK();
 
-    for (int r = 0; r < sched.forward_rounds; ++r) {
-        segments(sched.forward_start, sched.forward, r, false,
-                 [&](int b) { items(6, [&](int k) { velocity_item(st, b, k); }); });
-        scope.sync();
-        GRID_SPREAD_MARK();
-    }
+    rounds(false, [&](int b) { items(6, [&](int k) { velocity_item(st, b, k); }); });
     for (uint32_t k = rank; k < uint32_t(R::NB * 6); k += size) bias_item(st, int(k / 6), int(k % 6));
     scope.sync();
     GRID_SPREAD_MARK();
 
-    for (int r = 0; r < sched.backward_rounds; ++r) {
-        segments(sched.backward_start, sched.backward, r, true, [&](int b) {
-            items(27, [&](int e) { inertia_sum_item(st, b, e); });
-            glass::warp_sync();
-            if (b == 0 && free_root) return;
+    rounds(true, [&](int b) {
+        items(27, [&](int e) { inertia_sum_item(st, b, e); });
+        glass::warp_sync();
+        if (b == 0 && free_root) return;
 #if defined(__CUDA_ARCH__) && defined(GRID_SPREAD_SHUFFLES)
-            joint_removed_warp(st, b, lane);
+        joint_removed_warp(st, b, lane);
 #else
-            items(st.parent[b] < 0 ? 1 : 42, [&](int e) { joint_removed_item(st, b, e); });
+        items(st.parent[b] < 0 ? 1 : 42, [&](int e) { joint_removed_item(st, b, e); });
 #endif
-        });
-        scope.sync();
-        GRID_SPREAD_MARK();
-    }
+    });
 
     const T a0[6] = {T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z};
-    for (int r = 0; r < sched.forward_rounds; ++r) {
-        segments(sched.forward_start, sched.forward, r, false, [&](int b) {
-            if (b == 0 && free_root) {
-                if (lane == 0) free_root_acceleration(st, b, qdd, a0);
-            } else {
+    rounds(false, [&](int b) {
+        if (b == 0 && free_root) {
+            if (lane == 0) free_root_acceleration(st, b, qdd, a0);
+        } else {
 #if defined(__CUDA_ARCH__) && defined(GRID_SPREAD_SHUFFLES)
-                acceleration_warp(st, b, lane, qdd, a0);
+            acceleration_warp(st, b, lane, qdd, a0);
 #else
-                items(6, [&](int k) { acceleration_item(st, b, k, qdd, a0); });
+            items(6, [&](int k) { acceleration_item(st, b, k, qdd, a0); });
 #endif
-            }
-        });
-        scope.sync();
-        GRID_SPREAD_MARK();
-    }
+        }
+    });
 }
 
 }  // namespace algorithms

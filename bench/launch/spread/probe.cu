@@ -217,6 +217,28 @@ static void launch(const Device<T>& d, LaunchShape shape, cudaStream_t s, int n)
     }
 }
 
+// Median over reps of the time work() takes on stream s, in µs, by a pair of events.
+template <class F>
+static double median_us(cudaStream_t s, int reps, F&& work) {
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    std::vector<float> times;
+    for (int r = 0; r < reps; ++r) {
+        CHECK(cudaEventRecord(a, s));
+        work();
+        CHECK(cudaEventRecord(b, s));
+        CHECK(cudaEventSynchronize(b));
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        times.push_back(ms);
+    }
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2] * 1000.0;
+}
+
 // Median over reps of the time per launch of 20 launches captured in a graph.
 template <typename T>
 static double graph_us(const Device<T>& d, LaunchShape shape, int n) {
@@ -230,24 +252,11 @@ static double graph_us(const Device<T>& d, LaunchShape shape, int n) {
     for (int k = 0; k < 20; ++k) launch(d, shape, s, n);
     CHECK(cudaStreamEndCapture(s, &graph));
     CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<float> times;
-    for (int r = 0; r < 31; ++r) {
-        CHECK(cudaEventRecord(a, s));
-        CHECK(cudaGraphLaunch(exec, s));
-        CHECK(cudaEventRecord(b, s));
-        CHECK(cudaEventSynchronize(b));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        times.push_back(ms);
-    }
-    std::sort(times.begin(), times.end());
+    const double us = median_us(s, 31, [&] { CHECK(cudaGraphLaunch(exec, s)); }) / 20.0;
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
     CHECK(cudaStreamDestroy(s));
-    return times[times.size() / 2] * 1000.0 / 20.0;
+    return us;
 }
 
 template <typename T>
@@ -302,27 +311,14 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
             const auto once = [&] { CHECK(mass_matrix_launch<T>(M, dn.q, many.n, st, LaunchShape{1, block})); };
             once();
             CHECK(cudaStreamSynchronize(st));
-            cudaEvent_t a, b;
-            CHECK(cudaEventCreate(&a));
-            CHECK(cudaEventCreate(&b));
-            std::vector<float> times;
-            for (int r = 0; r < 21; ++r) {
-                CHECK(cudaEventRecord(a, st));
-                once();
-                CHECK(cudaEventRecord(b, st));
-                CHECK(cudaEventSynchronize(b));
-                float ms;
-                CHECK(cudaEventElapsedTime(&ms, a, b));
-                times.push_back(ms);
-            }
-            std::sort(times.begin(), times.end());
+            const double us = median_us(st, 21, once);
             std::printf("%s mass_matrix %s batch65536 %s 1x%d %.3f us\n", robot, precision,
 #if defined(GRID_DIRECT_THREAD_STORES)
                         "direct",
 #else
                         "warp",
 #endif
-                        block, times[times.size() / 2] * 1000.0);
+                        block, us);
             CHECK(cudaStreamDestroy(st));
         }
         CHECK(cudaFree(M));
