@@ -321,6 +321,20 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
                         block, us);
             CHECK(cudaStreamDestroy(st));
         }
+        // sample groups beside it (the generated mass_matrix_kernel at TIER_SHARED)
+        for (const LaunchShape shape : {LaunchShape{4, 32}, LaunchShape{8, 16}, LaunchShape{16, 8}, LaunchShape{32, 4}}) {
+            if (!valid_launch_shape(shape, tier_max_threads(TIER_SHARED, MASS_MATRIX_MAX_THREADS<T>())) ||
+                MASS_MATRIX_LAUNCH_SMEM_BYTES<T, TIER_SHARED>(shape) > 227 * 1024)
+                continue;
+            cudaStream_t st;
+            CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+            const auto once = [&] { CHECK(mass_matrix_launch<T>(M, dn.q, many.n, st, shape)); };
+            once();
+            CHECK(cudaStreamSynchronize(st));
+            std::printf("%s mass_matrix %s batch65536 group %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
+                        shape.samples_per_block, median_us(st, 21, once));
+            CHECK(cudaStreamDestroy(st));
+        }
         CHECK(cudaFree(M));
 #endif
     }
