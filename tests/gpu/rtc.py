@@ -1,6 +1,7 @@
 """CUDA kernels compiled at run time: a robot's handler library built by the host C++ compiler without nvcc
 (``go tool mage rtc DIR``: ``libgrid_rbd_cuda_rtc.so``), whose kernels grid_rbd compiles with NVRTC on each entry
-point's first call, against the same robot's CPU library.
+point's first call, against the same robot's CPU library (a build with ``-tier=lite`` or ``-tier=minimal``
+checks the handlers' workspace at a spilled resource tier: the script prints each call's workspace).
 
 Run on a GPU machine with a CUDA 13 runtime and NVRTC (a toolkit, or the nvidia-cuda-nvrtc and nvidia-cuda-cccl
 wheels), from the repository root::
@@ -54,6 +55,10 @@ def main(build_dir: Path) -> int:
           f"{'yes' if loaded.runtime_kernels is not None else 'NO'} (cuda_error {loaded.cuda_error})")
     if loaded.runtime_kernels is None:
         return 1
+    # the scratch each call's kernels get at the baked resource tier (none at TIER_SHARED or one thread a sample)
+    for algorithm in ("aba", "mass_matrix", "inverse_dynamics", "forward_dynamics_gradient"):
+        sizes = [f"batch {b} {8 * s}-bit {loaded.workspace_bytes(algorithm, b, s)} B" for s in (8, 4) for b in (1, 333)]
+        print(f"workspace of {algorithm}: {', '.join(sizes)}")
     rng = np.random.default_rng(0)
     failed = 0
     first = True
