@@ -4,6 +4,9 @@ Times ``jax.jit(jax.grad(loss))`` of a loss on a T-step semi-implicit Euler roll
 norm plus the efforts' squared norm) with respect to the efforts ``u`` ``(batch, T, nv)``, in the same run for
 
 * ``grid``: ``JaxRobotHandle.rollout``, the fused kernels (one call for the T steps, one adjoint call);
+* ``grid_jacobians``: the fused rollout whose reverse mode forms every step's Jacobians at once
+  (``adjoint="jacobians"``: one ``forward_dynamics_derivatives`` call, then the cotangents' recursion; fixed-base
+  robots only, a free-flyer's row reports the refusal);
 * ``grid_steps``: the same with ``fused=False``, a scan of single steps (T forward-dynamics calls and T
   derivative calls);
 * ``purejax``: bench/peers/purejax.py's ABA under the same scheme and manifold integration
@@ -28,8 +31,8 @@ from pathlib import Path
 
 from bench.run import environment, robot_dirs
 
-IMPLS = ("grid", "grid_steps", "purejax", "mjx")
-DEFAULT_IMPLS = ("grid", "grid_steps", "purejax")
+IMPLS = ("grid", "grid_jacobians", "grid_steps", "purejax", "mjx")
+DEFAULT_IMPLS = ("grid", "grid_jacobians", "grid_steps", "purejax")
 
 
 def _loss_grad(impl: str, build_dir: Path, dt: float, dtype):  # noqa: ANN001, ANN202
@@ -43,9 +46,12 @@ def _loss_grad(impl: str, build_dir: Path, dt: float, dtype):  # noqa: ANN001, A
 
     handle = JaxRobotHandle(str(build_dir))
     convert = lambda q0, qd0, u: (q0, qd0, u)  # noqa: E731
-    if impl in ("grid", "grid_steps"):
+    if impl in ("grid", "grid_jacobians", "grid_steps"):
+        how = {"grid": {"fused": True}, "grid_jacobians": {"fused": True, "adjoint": "jacobians"},
+               "grid_steps": {"fused": False}}[impl]
+
         def final_state(q0, qd0, u):  # noqa: ANN001, ANN202
-            out = handle.rollout(q0, qd0, u, dt, fused=impl == "grid")
+            out = handle.rollout(q0, qd0, u, dt, **how)
             return out.q[:, -1], out.qd[:, -1]
     elif impl == "mjx":
         import numpy as np

@@ -9,6 +9,12 @@ three handlers beside the per-sample algorithms (``xla_ffi/trajectory.h``):
 ``rollout_adjoint``  reverse mode: the cotangents of (q0, qd0, u, dt) from those of the trajectory, by the
                      steps backwards over the stored states.
 
+Reverse mode has a second way for fixed-base robots under semi-implicit Euler (``adjoint="jacobians"``):
+every step's dynamics Jacobians at once, one ``forward_dynamics_derivatives`` call over all the stored states
+(the GPU full however small the batch), then the linear recursion of the cotangents backwards through the
+steps, a few small products a step. Its memory is the trajectory plus the Jacobians of up to
+``_JACOBIAN_BUDGET_BYTES`` worth of steps at a time.
+
 :func:`rollout` is a :func:`jax.custom_jvp` whose tangent is the primitive ``grid_rbd_rollout_tangent``,
 linear in the tangents, whose transpose rule calls ``rollout_adjoint``: ``jvp`` runs the tangent kernel,
 ``grad`` and ``vjp`` the adjoint kernel, and neither re-traces dynamics in JAX. Derivatives are in
@@ -35,9 +41,16 @@ from ._kernels import INTEGRATOR_NUMBER
 if TYPE_CHECKING:
     from .jax import JaxRobotHandle
 
-__all__ = ["available", "rollout"]
+__all__ = ["ADJOINTS", "available", "rollout"]
 
 _KERNELS = ("rollout", "rollout_tangent", "rollout_adjoint")
+
+# How reverse mode runs: the adjoint kernel, or every step's Jacobians at once and the recursion (see above);
+# "auto" picks the adjoint kernel.
+ADJOINTS = ("auto", "kernel", "jacobians")
+
+# The most bytes of step Jacobians (∂qdd/∂q, ∂qdd/∂qd and M⁻¹ for each sample and step) held at once.
+_JACOBIAN_BUDGET_BYTES = 256 << 20
 
 
 def available(handle: JaxRobotHandle) -> bool:
@@ -87,8 +100,9 @@ _tangent_p.multiple_results = True
 
 def _tangent_impl(q0: jax.Array, qd0: jax.Array, u: jax.Array, dt: jax.Array, qs: jax.Array, qds: jax.Array,
                   dq0: jax.Array, dqd0: jax.Array, du: jax.Array, ddt: jax.Array, *, targets: tuple[str, str],
-                  gravity: tuple[float, float, float], method: int) -> list[jax.Array]:
-    del qs, qds  # the trajectory is for the transpose; the tangent kernel recomputes it in dual numbers
+                  gravity: tuple[float, float, float], method: int,
+                  jacobians: JaxRobotHandle | None) -> list[jax.Array]:
+    del qs, qds, jacobians  # the trajectory is for the transpose; the tangent kernel recomputes it in dual numbers
     return _ffi(targets[0], [q0, qd0, u, dt, dq0, dqd0, du, ddt], q0.shape[-1], gravity, method)
 
 
@@ -107,13 +121,18 @@ def _instantiate(t: Any) -> jax.Array:
 
 def _tangent_transpose(cts: Sequence[Any], q0: Any, qd0: Any, u: Any, dt: Any, qs: Any, qds: Any, dq0: Any,
                        dqd0: Any, du: Any, ddt: Any, *, targets: tuple[str, str],
-                       gravity: tuple[float, float, float], method: int) -> list[Any]:
+                       gravity: tuple[float, float, float], method: int,
+                       jacobians: JaxRobotHandle | None) -> list[Any]:
     for x in (q0, qd0, u, dt, qs, qds):
         if isinstance(x, ad.UndefinedPrimal):
             raise NotImplementedError("grid_rbd: the fused rollout's tangent is linear only in its tangents")
     gqs = _instantiate(cts[0])
     gqds = _instantiate(cts[1])
-    grads = _adjoint(targets[1], gravity, method, q0, qd0, u, dt, qs, qds, gqs, gqds)
+    if jacobians is not None:
+        grads = _adjoint_by_jacobians(jacobians, isinstance(ddt, ad.UndefinedPrimal), q0, qd0, u, dt, qs, qds,
+                                      gqs, gqds)
+    else:
+        grads = _adjoint(targets[1], gravity, method, q0, qd0, u, dt, qs, qds, gqs, gqds)
     return [None] * 6 + [g if isinstance(x, ad.UndefinedPrimal) else None
                          for g, x in zip(grads, (dq0, dqd0, du, ddt), strict=True)]
 
@@ -133,6 +152,60 @@ def _adjoint_jvp(target: str, gravity: Any, method: int, primals: Any, tangents:
         "grid_rbd: second derivatives of a fused rollout are not provided; differentiate "
         "JaxRobotHandle.rollout(..., fused=False) (the scan of single steps) for them."
     )
+
+
+def _adjoint_by_jacobians_impl(handle: JaxRobotHandle, need_dt: bool, q0: jax.Array, qd0: jax.Array, u: jax.Array,
+                               dt: jax.Array, qs: jax.Array, qds: jax.Array, gqs: jax.Array,
+                               gqds: jax.Array) -> tuple[jax.Array, ...]:
+    """The cotangents of (q0, qd0, u, dt) of a fixed-base semi-implicit Euler rollout from those of its states.
+
+    Step t takes x_t = (q_t, qd_t) to qd_{t+1} = qd_t + dt·a_t and q_{t+1} = q_t + dt·qd_{t+1}, with
+    a_t = FD(q_t, qd_t, u_t). Given the cotangents (c_q, c_qd) of x_{t+1} (the trajectory's own plus what
+    the later steps pass back), the velocity qd_{t+1} gets c_v = c_qd + dt·c_q in all, a_t gets λ = dt·c_v,
+    and x_t gets (c_q + ∂a/∂qᵀ·λ, c_v + ∂a/∂qdᵀ·λ), u_t gets M⁻¹·λ and dt gets c_q·qd_{t+1} + c_v·a_t."""
+    nv = handle.nv
+    steps = u.shape[-2]
+    q_pre = jnp.concatenate([q0[..., None, :], qs[..., :-1, :]], axis=-2)
+    qd_pre = jnp.concatenate([qd0[..., None, :], qds[..., :-1, :]], axis=-2)
+    samples = int(np.prod(u.shape[:-2], dtype=np.int64))
+    chunk = max(1, min(steps, _JACOBIAN_BUDGET_BYTES // max(1, samples * 3 * nv * nv * u.dtype.itemsize)))
+    a_q, a_qd = jnp.zeros_like(q0), jnp.zeros_like(qd0)  # cotangents of the state after the chunk's last step
+    gu_chunks: list[jax.Array] = []
+    gdt = jnp.zeros_like(dt)
+    dt_ = dt[..., None]
+
+    def back(carry: tuple[jax.Array, ...], xs: tuple[jax.Array, ...]) -> tuple[tuple[jax.Array, ...], jax.Array]:
+        a_q, a_qd, gdt = carry
+        gq, gqd, qd_next, acc, dq, dqd, minv = xs
+        c_q = a_q + gq
+        c_v = a_qd + gqd + dt_ * c_q
+        lam = dt_ * c_v
+        if need_dt:
+            gdt = gdt + jnp.sum(c_q * qd_next, axis=-1) + jnp.sum(c_v * acc, axis=-1)
+        new_q = c_q + jnp.einsum("...ij,...i->...j", dq, lam)
+        new_qd = c_v + jnp.einsum("...ij,...i->...j", dqd, lam)
+        return (new_q, new_qd, gdt), jnp.einsum("...ij,...i->...j", minv, lam)
+
+    for end in range(steps, 0, -chunk):
+        start = max(0, end - chunk)
+        window = (slice(None),) * (u.ndim - 2) + (slice(start, end),)
+        dq, dqd, minv = handle.forward_dynamics_derivatives(q_pre[window], qd_pre[window], u[window])
+        acc = (handle.forward_dynamics(q_pre[window], qd_pre[window], u[window]) if need_dt
+               else jnp.zeros_like(u[window]))
+        xs = tuple(jnp.moveaxis(x, u.ndim - 2, 0) for x in
+                   (gqs[window], gqds[window], qds[window], acc, dq, dqd, minv))
+        (a_q, a_qd, gdt), gu = jax.lax.scan(back, (a_q, a_qd, gdt), xs, reverse=True,
+                                            unroll=end - start if end - start <= 64 else 8)
+        gu_chunks.insert(0, jnp.moveaxis(gu, 0, u.ndim - 2))
+    return a_q, a_qd, jnp.concatenate(gu_chunks, axis=-2), gdt
+
+
+_adjoint_by_jacobians = jax.custom_jvp(_adjoint_by_jacobians_impl, nondiff_argnums=(0, 1))
+
+
+@_adjoint_by_jacobians.defjvp
+def _adjoint_by_jacobians_jvp(handle: Any, need_dt: bool, primals: Any, tangents: Any) -> Any:
+    return _adjoint_jvp("", None, 0, primals, tangents)
 
 
 def _tangent_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
@@ -171,25 +244,39 @@ def _rollout_impl(handle: JaxRobotHandle, method: int, q0: jax.Array, qd0: jax.A
     return qs, qds
 
 
-_rollout = jax.custom_jvp(_rollout_impl, nondiff_argnums=(0, 1))
+def _rollout_by(handle: JaxRobotHandle, method: int, by_jacobians: bool, q0: jax.Array, qd0: jax.Array,
+                u: jax.Array, dt: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return _rollout_impl(handle, method, q0, qd0, u, dt)
+
+
+_rollout = jax.custom_jvp(_rollout_by, nondiff_argnums=(0, 1, 2))
 
 
 @_rollout.defjvp
-def _rollout_jvp(handle: JaxRobotHandle, method: int, primals: Any, tangents: Any) -> Any:
+def _rollout_jvp(handle: JaxRobotHandle, method: int, by_jacobians: bool, primals: Any, tangents: Any) -> Any:
     q0, qd0, u, dt = primals
-    qs, qds = _rollout(handle, method, q0, qd0, u, dt)
+    qs, qds = _rollout(handle, method, by_jacobians, q0, qd0, u, dt)
     targets = (handle._robot.target("rollout_tangent"), handle._robot.target("rollout_adjoint"))
     dqs, dqds = _tangent_p.bind(q0, qd0, u, dt, qs, qds, *tangents, targets=targets, gravity=handle.gravity,
-                                method=method)
+                                method=method, jacobians=handle if by_jacobians else None)
     return (qs, qds), (dqs, dqds)
 
 
 def rollout(handle: JaxRobotHandle, q0: jax.Array, qd0: jax.Array, u: jax.Array, dt: jax.Array,
-            method: str) -> tuple[jax.Array, jax.Array]:
+            method: str, adjoint: str = "auto") -> tuple[jax.Array, jax.Array]:
     """The states after each of T steps, ``(..., T, NQ)`` and ``(..., T, NV)``, from checked arrays of one dtype:
-    q0 ``(..., NQ)``, qd0 ``(..., NV)``, u ``(..., T, NV)`` and a scalar dt."""
+    q0 ``(..., NQ)``, qd0 ``(..., NV)``, u ``(..., T, NV)`` and a scalar dt; reverse mode by ``adjoint``
+    (:data:`ADJOINTS`)."""
+    if adjoint not in ADJOINTS:
+        raise ValueError(f"adjoint must be one of {', '.join(map(repr, ADJOINTS))}; got {adjoint!r}")
+    by_jacobians = adjoint == "jacobians"
+    if by_jacobians and (handle.nq != handle.nv or method != "semi_implicit"):
+        raise ValueError(
+            f"adjoint='jacobians' covers fixed-base robots under method='semi_implicit'; robot {handle.name!r} "
+            f"({'free-flyer' if handle.nq != handle.nv else 'fixed base'}) with method={method!r} needs "
+            "adjoint='kernel' (or 'auto')")
     batch = q0.shape[:-1]
     if any(d == 0 for d in batch):
         return (jnp.zeros(u.shape[:-1] + (handle.nq,), q0.dtype), jnp.zeros(u.shape, u.dtype))
-    return _rollout(handle, INTEGRATOR_NUMBER[method], q0, qd0, u, jnp.broadcast_to(dt, batch))
+    return _rollout(handle, INTEGRATOR_NUMBER[method], by_jacobians, q0, qd0, u, jnp.broadcast_to(dt, batch))
 

@@ -94,11 +94,13 @@ def step(robot: JaxRobotHandle, q: jax.Array, qd: jax.Array, u: jax.Array, dt: j
 
 def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, dt: ArrayLike, method: str,
             frames: Sequence[str | int] | None, controller: Controller | None, dtype: jnp.dtype,
-            fused: bool | None = None, params: jax.Array | None = None) -> Rollout:
+            fused: bool | None = None, params: jax.Array | None = None, adjoint: str = "auto") -> Rollout:
     """T steps of ``method`` from ``(q0, qd0)`` (``(..., NQ)``, ``(..., NV)``) under efforts ``u``
     (``(..., T, NV)``, one row per step), computed in ``dtype``, with the inertial parameters ``params``
     (``None``: the URDF's); see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
     check_method(method)
+    if adjoint not in _trajectory.ADJOINTS:
+        raise ValueError(f"adjoint must be one of {', '.join(map(repr, _trajectory.ADJOINTS))}; got {adjoint!r}")
     if params is not None and fused:
         raise ValueError("the fused rollout kernels use the URDF's inertias; with params, pass fused=False (or "
                          "leave it unset) for the scan of single steps")
@@ -128,8 +130,11 @@ def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, 
         raise ValueError(f"dt must be a scalar; got shape {jnp.shape(dt)}")
     indices = [robot.frame_index(f) for f in frames] if frames is not None else None
     q0, qd0, u, dt = (jnp.asarray(x, dtype) for x in (q0, qd0, u, dt))
+    if adjoint != "auto" and not fused:
+        raise ValueError(f"adjoint={adjoint!r} chooses how a fused rollout runs reverse mode; this rollout is the "
+                         "scan of single steps (a controller, params, fused=False or a build without the kernels)")
     if fused:
-        qs, qds = _trajectory.rollout(robot, q0, qd0, u, dt, method)
+        qs, qds = _trajectory.rollout(robot, q0, qd0, u, dt, method, adjoint)
         return Rollout(qs, qds, _frame_positions(robot, qs, indices))
 
     @jax.checkpoint

@@ -500,6 +500,7 @@ class JaxRobotHandle(RobotBase):
         controller: integrators.Controller | None = None,
         fused: bool | None = None,
         params: ArrayLike | None = None,
+        adjoint: str = "auto",
     ) -> integrators.Rollout:
         """T integration steps from ``(q0, qd0)``, one row of efforts per step.
 
@@ -524,6 +525,11 @@ class JaxRobotHandle(RobotBase):
             simulates (every sample with its own parameters, a randomised or identified model) but is not
             differentiable across steps: a step's derivative needs ``∂qdd/∂q`` with the given parameters,
             which the kernels do not provide (``NotImplementedError``).
+          adjoint: how a fused rollout runs reverse mode: ``"kernel"`` (the adjoint kernel: each sample's
+            steps backwards, one thread a sample), ``"jacobians"`` (every step's dynamics Jacobians in one
+            ``forward_dynamics_derivatives`` call over all samples and steps, then the cotangents' linear
+            recursion; fixed-base robots under ``"semi_implicit"``; more memory: 3·NV² values a sample and
+            step, at most 256 MiB of them at a time) or ``"auto"`` (the adjoint kernel). Static.
 
         Returns:
           A :class:`~grid_rbd.integrators.Rollout` ``(q, qd, frame_positions)``: the states after each step,
@@ -532,14 +538,15 @@ class JaxRobotHandle(RobotBase):
           under ``jit`` and ``vmap``; reverse mode keeps only the states and recomputes each step.
 
         Raises:
-          ValueError: unknown ``method`` or frame, shapes that do not fit, or ``fused=True`` with a controller or
-            ``params``.
+          ValueError: unknown ``method``, ``adjoint`` or frame, shapes that do not fit, ``fused=True`` with a
+            controller or ``params``, or ``adjoint="jacobians"`` for a free-flyer or RK4.
           NotImplementedError: ``fused=True`` on a build without the fused kernels.
         """
         converted = [_shape_dtype(x) for x in (q0, qd0, u)]
         dtype = compute_dtype([c[2] for c in converted], [c[3] for c in converted], _default_float())
         p = None if params is None else self._params(params, converted[0][1][:-1], dtype)
-        return integrators.rollout(self, *(c[0] for c in converted), dt, method, frames, controller, dtype, fused, p)
+        return integrators.rollout(self, *(c[0] for c in converted), dt, method, frames, controller, dtype, fused, p,
+                                   adjoint)
 
     # Derivative kernels ---------------------------------------------------------------------------
 

@@ -222,6 +222,62 @@ def test_fused_kernels_agree_with_the_scan(robot, method, jax_handle):
         close(ga, gb)
 
 
+@pytest.mark.parametrize("budget", [None, 1], ids=["whole", "step-chunks"])
+def test_jacobian_adjoint_agrees_with_the_scan_and_the_kernel(budget, jax_handle, monkeypatch):
+    """Reverse mode by every step's Jacobians (adjoint="jacobians") against the scan of single steps (JAX
+    differentiating each step) and the adjoint kernel: grad in every argument, on a batch and under vmap with
+    an argument left unbatched; with a budget of one byte the steps' Jacobians are formed a step at a time."""
+    from grid_rbd import _trajectory
+
+    if budget is not None:
+        monkeypatch.setattr(_trajectory, "_JACOBIAN_BUDGET_BYTES", budget)
+    h = jax_handle("iiwa")
+    dt, steps = 0.01, 12
+    q0, qd0, u = _start(h, 11, (3,), steps)
+    rng = np.random.default_rng(12)
+    wq, wv = rng.standard_normal((steps, h.nq)), rng.standard_normal((steps, h.nv))
+
+    def loss(**how):
+        def f(q0, qd0, u, dt):
+            out = h.rollout(q0, qd0, u, dt, **how)
+            return jnp.sum(jnp.sin(out.q) * wq) + jnp.sum(out.qd ** 2 * wv)
+        return f
+
+    x = tuple(jnp.asarray(a, jnp.float64) for a in (q0, qd0, u, dt))
+    ways = {"jacobians": {"fused": True, "adjoint": "jacobians"}, "kernel": {"fused": True, "adjoint": "kernel"},
+            "scan": {"fused": False}}
+    grads = {name: jax.jit(jax.grad(loss(**how), argnums=(0, 1, 2, 3)))(*x) for name, how in ways.items()}
+    per_sample = {name: jax.vmap(jax.grad(lambda q0, u, how=how: loss(**how)(q0, x[1][0], u, dt), argnums=(0, 1)),
+                                 in_axes=(0, None))(x[0], x[2][0]) for name, how in ways.items()}
+    for other in ("kernel", "scan"):
+        for got, want in [*zip(grads["jacobians"], grads[other], strict=True),
+                          *zip(per_sample["jacobians"], per_sample[other], strict=True)]:
+            got, want = np.asarray(got), np.asarray(want)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-11 * (1.0 + np.abs(want).max()))
+    # float32: the same recursion on float32 Jacobians
+    x32 = tuple(jnp.asarray(a, jnp.float32) for a in x)
+    g32 = jax.jit(jax.grad(loss(**ways["jacobians"]), argnums=2))(*x32)
+    assert g32.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(g32), np.asarray(grads["kernel"][2]), rtol=0,
+                               atol=1e-3 * (1.0 + np.abs(np.asarray(grads["kernel"][2])).max()))
+
+
+def test_jacobian_adjoint_refuses_what_it_does_not_cover(jax_handle):
+    h = jax_handle("iiwa")
+    q0, qd0, u = _start(h, 13, (), 3)
+    with pytest.raises(ValueError, match="covers fixed-base robots under method='semi_implicit'"):
+        h.rollout(q0, qd0, u, 0.01, method="rk4", adjoint="jacobians")
+    with pytest.raises(ValueError, match="adjoint must be one of"):
+        h.rollout(q0, qd0, u, 0.01, adjoint="reverse")
+    with pytest.raises(ValueError, match="scan of single steps"):
+        h.rollout(q0, qd0, u, 0.01, fused=False, adjoint="jacobians")
+    if "go2" in ROBOTS:
+        g = jax_handle("go2")
+        q0, qd0, u = _start(g, 13, (), 3)
+        with pytest.raises(ValueError, match="free-flyer"):
+            g.rollout(q0, qd0, u, 0.01, adjoint="jacobians")
+
+
 def test_fused_rollouts_refuse_what_they_cannot_do(jax_handle):
     h = jax_handle("iiwa")
     q0, qd0, u = _start(h, 10, (), 3)
