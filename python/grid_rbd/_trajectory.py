@@ -174,29 +174,33 @@ def _adjoint_by_jacobians_impl(handle: JaxRobotHandle, need_dt: bool, q0: jax.Ar
     gdt = jnp.zeros_like(dt)
     dt_ = dt[..., None]
 
-    def back(carry: tuple[jax.Array, ...], xs: tuple[jax.Array, ...]) -> tuple[tuple[jax.Array, ...], jax.Array]:
-        a_q, a_qd, gdt = carry
-        gq, gqd, qd_next, acc, dq, dqd, minv = xs
+    # The scan carries the state's cotangent through the steps and keeps each step's λ (and, for dt, c_q and
+    # c_v); u's and dt's cotangents are then one product over all the chunk's steps at once.
+    def back(carry: tuple[jax.Array, jax.Array], xs: tuple[jax.Array, ...]) -> tuple[tuple[jax.Array, jax.Array],
+                                                                                       tuple[jax.Array, ...]]:
+        a_q, a_qd = carry
+        gq, gqd, dq, dqd = xs
         c_q = a_q + gq
         c_v = a_qd + gqd + dt_ * c_q
         lam = dt_ * c_v
-        if need_dt:
-            gdt = gdt + jnp.sum(c_q * qd_next, axis=-1) + jnp.sum(c_v * acc, axis=-1)
         new_q = c_q + jnp.einsum("...ij,...i->...j", dq, lam)
         new_qd = c_v + jnp.einsum("...ij,...i->...j", dqd, lam)
-        return (new_q, new_qd, gdt), jnp.einsum("...ij,...i->...j", minv, lam)
+        return (new_q, new_qd), ((lam, c_q, c_v) if need_dt else (lam,))
 
+    time = u.ndim - 2
     for end in range(steps, 0, -chunk):
         start = max(0, end - chunk)
-        window = (slice(None),) * (u.ndim - 2) + (slice(start, end),)
+        window = (slice(None),) * time + (slice(start, end),)
         dq, dqd, minv = handle.forward_dynamics_derivatives(q_pre[window], qd_pre[window], u[window])
-        acc = (handle.forward_dynamics(q_pre[window], qd_pre[window], u[window]) if need_dt
-               else jnp.zeros_like(u[window]))
-        xs = tuple(jnp.moveaxis(x, u.ndim - 2, 0) for x in
-                   (gqs[window], gqds[window], qds[window], acc, dq, dqd, minv))
-        (a_q, a_qd, gdt), gu = jax.lax.scan(back, (a_q, a_qd, gdt), xs, reverse=True,
-                                            unroll=end - start if end - start <= 64 else 8)
-        gu_chunks.insert(0, jnp.moveaxis(gu, 0, u.ndim - 2))
+        xs = tuple(jnp.moveaxis(x, time, 0) for x in (gqs[window], gqds[window], dq, dqd))
+        (a_q, a_qd), kept = jax.lax.scan(back, (a_q, a_qd), xs, reverse=True,
+                                         unroll=end - start if end - start <= 64 else 8)
+        lam = jnp.moveaxis(kept[0], 0, time)
+        gu_chunks.insert(0, jnp.einsum("...ij,...i->...j", minv, lam))
+        if need_dt:
+            acc = handle.forward_dynamics(q_pre[window], qd_pre[window], u[window])
+            c_q, c_v = (jnp.moveaxis(x, 0, time) for x in kept[1:])
+            gdt = gdt + jnp.sum(c_q * qds[window] + c_v * acc, axis=(-2, -1))
     return a_q, a_qd, jnp.concatenate(gu_chunks, axis=-2), gdt
 
 
