@@ -146,12 +146,16 @@ def _adjoint_impl(target: str, gravity: tuple[float, float, float], method: int,
 _adjoint = jax.custom_jvp(_adjoint_impl, nondiff_argnums=(0, 1, 2))
 
 
-@_adjoint.defjvp
-def _adjoint_jvp(target: str, gravity: Any, method: int, primals: Any, tangents: Any) -> Any:
-    raise NotImplementedError(
+def _no_second_derivatives() -> NotImplementedError:
+    return NotImplementedError(
         "grid_rbd: second derivatives of a fused rollout are not provided; differentiate "
         "JaxRobotHandle.rollout(..., fused=False) (the scan of single steps) for them."
     )
+
+
+@_adjoint.defjvp
+def _adjoint_jvp(target: str, gravity: Any, method: int, primals: Any, tangents: Any) -> Any:
+    raise _no_second_derivatives()
 
 
 def _adjoint_by_jacobians_impl(handle: JaxRobotHandle, need_dt: bool, q0: jax.Array, qd0: jax.Array, u: jax.Array,
@@ -209,15 +213,12 @@ _adjoint_by_jacobians = jax.custom_jvp(_adjoint_by_jacobians_impl, nondiff_argnu
 
 @_adjoint_by_jacobians.defjvp
 def _adjoint_by_jacobians_jvp(handle: Any, need_dt: bool, primals: Any, tangents: Any) -> Any:
-    return _adjoint_jvp("", None, 0, primals, tangents)
+    raise _no_second_derivatives()
 
 
 def _tangent_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
     if any(not isinstance(t, ad.Zero) for t in tangents[:6]):
-        raise NotImplementedError(
-            "grid_rbd: second derivatives of a fused rollout are not provided; differentiate "
-            "JaxRobotHandle.rollout(..., fused=False) (the scan of single steps) for them."
-        )
+        raise _no_second_derivatives()
     out = _tangent_p.bind(*primals, **params)
     linear = [_instantiate(t) for t in tangents[6:]]
     return out, _tangent_p.bind(*primals[:6], *linear, **params)

@@ -271,6 +271,9 @@ def test_jacobian_adjoint_refuses_what_it_does_not_cover(jax_handle):
         h.rollout(q0, qd0, u, 0.01, adjoint="reverse")
     with pytest.raises(ValueError, match="scan of single steps"):
         h.rollout(q0, qd0, u, 0.01, fused=False, adjoint="jacobians")
+    second = jax.hessian(lambda u: jnp.sum(h.rollout(q0, qd0, u, 0.01, adjoint="jacobians").q ** 2))
+    with pytest.raises(NotImplementedError, match="second derivatives of a fused rollout"):
+        second(jnp.asarray(u))
     if "go2" in ROBOTS:
         g = jax_handle("go2")
         q0, qd0, u = _start(g, 13, (), 3)
