@@ -5,8 +5,7 @@ norm plus the efforts' squared norm) with respect to the efforts ``u`` ``(batch,
 
 * ``grid``: ``JaxRobotHandle.rollout``, the fused kernels (one call for the T steps, one adjoint call);
 * ``grid_jacobians``: the fused rollout whose reverse mode forms every step's Jacobians at once
-  (``adjoint="jacobians"``: one ``forward_dynamics_derivatives`` call, then the cotangents' recursion; fixed-base
-  robots only, a free-flyer's row reports the refusal);
+  (``adjoint="jacobians"``: one ``forward_dynamics_derivatives`` call, then the cotangents' recursion);
 * ``grid_steps``: the same with ``fused=False``, a scan of single steps (T forward-dynamics calls and T
   derivative calls);
 * ``purejax``: bench/peers/purejax.py's ABA under the same scheme and manifold integration

@@ -38,6 +38,7 @@ __all__ = [
     "bias_forces",
     "call",
     "configuration_tangent",
+    "free_flyer_tangent",
     "fd_grad",
     "frame_jacobians",
     "id_grad",
@@ -93,11 +94,22 @@ def _rotation(quat: jax.Array) -> jax.Array:
     return jnp.stack([jnp.stack(r, axis=-1) for r in rows], axis=-2)
 
 
+def free_flyer_tangent(q: jax.Array, dq: jax.Array) -> jax.Array:
+    """A free-flyer's ``[v_lin; ω]`` (..., 6) from a raw change ``dq`` (..., 7) of its ``[x y z qx qy qz qw]``
+    at ``q``: ``v_lin = Rᵀ·dp`` and ``ω = 2·Im(conj(quat) ⊗ dquat) / |quat|²``. Linear in ``dq``."""
+    quat = q[..., 3:7]
+    v_lin = jnp.einsum("...ji,...j->...i", _rotation(quat), dq[..., :3])
+    conj = quat * jnp.array([-1.0, -1.0, -1.0, 1.0], dtype=quat.dtype)
+    norm2 = jnp.sum(quat * quat, axis=-1, keepdims=True)
+    omega = 2.0 * _quat_mul(conj, dq[..., 3:7])[..., :3] / norm2
+    return jnp.concatenate([v_lin, omega], axis=-1)
+
+
 def configuration_tangent(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array) -> jax.Array:
     """Maps a raw configuration tangent ``dq`` (..., NQ) at ``q`` to tangent coordinates (..., NV).
 
     Linear in ``dq``. One-coordinate joints pass through; a free-flyer's block becomes its body-frame
-    twist ``[v_lin; ω]`` with ``v_lin = Rᵀ·dp`` and ``ω = 2·Im(conj(quat) ⊗ dquat) / |quat|²``.
+    twist (:func:`free_flyer_tangent`).
     """
     pieces: list[jax.Array] = []
     for name in handle.joint_names:
@@ -106,13 +118,7 @@ def configuration_tangent(handle: JaxRobotHandle, q: jax.Array, dq: jax.Array) -
         if q_slice.stop - qi == 1:
             pieces.append(dq[..., qi : qi + 1])
             continue
-        quat = q[..., qi + 3 : qi + 7]
-        rot = _rotation(quat)
-        v_lin = jnp.einsum("...ji,...j->...i", rot, dq[..., qi : qi + 3])
-        conj = quat * jnp.array([-1.0, -1.0, -1.0, 1.0], dtype=quat.dtype)
-        norm2 = jnp.sum(quat * quat, axis=-1, keepdims=True)
-        omega = 2.0 * _quat_mul(conj, dq[..., qi + 3 : qi + 7])[..., :3] / norm2
-        pieces.extend([v_lin, omega])
+        pieces.append(free_flyer_tangent(q[..., qi : qi + 7], dq[..., qi : qi + 7]))
     return jnp.concatenate(pieces, axis=-1)
 
 

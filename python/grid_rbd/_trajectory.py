@@ -9,7 +9,7 @@ three handlers beside the per-sample algorithms (``xla_ffi/trajectory.h``):
 ``rollout_adjoint``  reverse mode: the cotangents of (q0, qd0, u, dt) from those of the trajectory, by the
                      steps backwards over the stored states.
 
-Reverse mode has a second way for fixed-base robots under semi-implicit Euler (``adjoint="jacobians"``):
+Reverse mode has a second way under semi-implicit Euler (``adjoint="jacobians"``):
 every step's dynamics Jacobians at once, one ``forward_dynamics_derivatives`` call over all the stored states
 (the GPU full however small the batch), then the linear recursion of the cotangents backwards through the
 steps, a few small products a step. Its memory is the trajectory plus the Jacobians of up to
@@ -35,7 +35,7 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
-from . import _sharding
+from . import _autodiff, _sharding, configuration
 from ._kernels import INTEGRATOR_NUMBER
 
 if TYPE_CHECKING:
@@ -158,15 +158,43 @@ def _adjoint_jvp(target: str, gravity: Any, method: int, primals: Any, tangents:
     raise _no_second_derivatives()
 
 
+# A free-flyer is the tree's root, so its coordinates lead q (7) and v (6); every other joint has one of each.
+def _update_vjp(handle: JaxRobotHandle, q: jax.Array, v: jax.Array, c: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The cotangents of q and v from c, that of q ⊕ v (the configuration update of every step)."""
+    if handle.nq == handle.nv:
+        return c, c
+    root = handle._robot.metadata.joints[:1]
+    _, vjp = jax.vjp(lambda a, b: configuration.integrate(root, a, b, jnp), q[..., :7], v[..., :6])
+    cq, cv = vjp(c[..., :7])
+    return (jnp.concatenate([cq, c[..., 7:]], axis=-1), jnp.concatenate([cv, c[..., 7:]], axis=-1))
+
+
+def _tangent_to_coordinates(handle: JaxRobotHandle, q: jax.Array, g: jax.Array) -> jax.Array:
+    """A cotangent in tangent coordinates at q (as the kernels' ∂/∂q columns are) in q's coordinates: the
+    transpose of :func:`grid_rbd._autodiff.configuration_tangent`."""
+    if handle.nq == handle.nv:
+        return g
+    _, vjp = jax.vjp(lambda dq: _autodiff.free_flyer_tangent(q[..., :7], dq), jnp.zeros_like(q[..., :7]))
+    return jnp.concatenate([vjp(g[..., :6])[0], g[..., 6:]], axis=-1)
+
+
+def _unroll(handle: JaxRobotHandle, steps: int) -> int:
+    """How many steps of the recursion one iteration of its scan runs: a fixed base's few products a step
+    unrolled (up to 64 steps), a free-flyer's steps one at a time (the VJP of its ⊕ is a few hundred
+    operations a step, and unrolled copies cost XLA's compiler about a second each)."""
+    return min(steps, 64) if handle.nq == handle.nv else 1
+
+
 def _adjoint_by_jacobians_impl(handle: JaxRobotHandle, need_dt: bool, q0: jax.Array, qd0: jax.Array, u: jax.Array,
                                dt: jax.Array, qs: jax.Array, qds: jax.Array, gqs: jax.Array,
                                gqds: jax.Array) -> tuple[jax.Array, ...]:
-    """The cotangents of (q0, qd0, u, dt) of a fixed-base semi-implicit Euler rollout from those of its states.
+    """The cotangents of (q0, qd0, u, dt) of a semi-implicit Euler rollout from those of its states.
 
-    Step t takes x_t = (q_t, qd_t) to qd_{t+1} = qd_t + dt·a_t and q_{t+1} = q_t + dt·qd_{t+1}, with
+    Step t takes x_t = (q_t, qd_t) to qd_{t+1} = qd_t + dt·a_t and q_{t+1} = q_t ⊕ dt·qd_{t+1}, with
     a_t = FD(q_t, qd_t, u_t). Given the cotangents (c_q, c_qd) of x_{t+1} (the trajectory's own plus what
-    the later steps pass back), the velocity qd_{t+1} gets c_v = c_qd + dt·c_q in all, a_t gets λ = dt·c_v,
-    and x_t gets (c_q + ∂a/∂qᵀ·λ, c_v + ∂a/∂qdᵀ·λ), u_t gets M⁻¹·λ and dt gets c_q·qd_{t+1} + c_v·a_t."""
+    the later steps pass back), ⊕ passes c_q on to q_t and λ_v to its step v = dt·qd_{t+1}; qd_{t+1} gets
+    c_v = c_qd + dt·λ_v in all, a_t gets λ = dt·c_v, so x_t gets (⊕'s share + ∂a/∂qᵀ·λ in q's coordinates,
+    c_v + ∂a/∂qdᵀ·λ), u_t gets M⁻¹·λ and dt gets λ_v·qd_{t+1} + c_v·a_t."""
     nv = handle.nv
     steps = u.shape[-2]
     q_pre = jnp.concatenate([q0[..., None, :], qs[..., :-1, :]], axis=-2)
@@ -178,33 +206,32 @@ def _adjoint_by_jacobians_impl(handle: JaxRobotHandle, need_dt: bool, q0: jax.Ar
     gdt = jnp.zeros_like(dt)
     dt_ = dt[..., None]
 
-    # The scan carries the state's cotangent through the steps and keeps each step's λ (and, for dt, c_q and
+    # The scan carries the state's cotangent through the steps and keeps each step's λ (and, for dt, λ_v and
     # c_v); u's and dt's cotangents are then one product over all the chunk's steps at once.
     def back(carry: tuple[jax.Array, jax.Array], xs: tuple[jax.Array, ...]) -> tuple[tuple[jax.Array, jax.Array],
                                                                                        tuple[jax.Array, ...]]:
         a_q, a_qd = carry
-        gq, gqd, dq, dqd = xs
-        c_q = a_q + gq
-        c_v = a_qd + gqd + dt_ * c_q
+        gq, gqd, q, qd_next, dq, dqd = xs
+        to_q, lam_v = _update_vjp(handle, q, dt_ * qd_next, a_q + gq)
+        c_v = a_qd + gqd + dt_ * lam_v
         lam = dt_ * c_v
-        new_q = c_q + jnp.einsum("...ij,...i->...j", dq, lam)
+        new_q = to_q + _tangent_to_coordinates(handle, q, jnp.einsum("...ij,...i->...j", dq, lam))
         new_qd = c_v + jnp.einsum("...ij,...i->...j", dqd, lam)
-        return (new_q, new_qd), ((lam, c_q, c_v) if need_dt else (lam,))
+        return (new_q, new_qd), ((lam, lam_v, c_v) if need_dt else (lam,))
 
     time = u.ndim - 2
     for end in range(steps, 0, -chunk):
         start = max(0, end - chunk)
         window = (slice(None),) * time + (slice(start, end),)
         dq, dqd, minv = handle.forward_dynamics_derivatives(q_pre[window], qd_pre[window], u[window])
-        xs = tuple(jnp.moveaxis(x, time, 0) for x in (gqs[window], gqds[window], dq, dqd))
-        (a_q, a_qd), kept = jax.lax.scan(back, (a_q, a_qd), xs, reverse=True,
-                                         unroll=end - start if end - start <= 64 else 8)
+        xs = tuple(jnp.moveaxis(x, time, 0) for x in (gqs[window], gqds[window], q_pre[window], qds[window], dq, dqd))
+        (a_q, a_qd), kept = jax.lax.scan(back, (a_q, a_qd), xs, reverse=True, unroll=_unroll(handle, end - start))
         lam = jnp.moveaxis(kept[0], 0, time)
         gu_chunks.insert(0, jnp.einsum("...ij,...i->...j", minv, lam))
         if need_dt:
             acc = handle.forward_dynamics(q_pre[window], qd_pre[window], u[window])
-            c_q, c_v = (jnp.moveaxis(x, 0, time) for x in kept[1:])
-            gdt = gdt + jnp.sum(c_q * qds[window] + c_v * acc, axis=(-2, -1))
+            lam_v, c_v = (jnp.moveaxis(x, 0, time) for x in kept[1:])
+            gdt = gdt + jnp.sum(lam_v * qds[window] + c_v * acc, axis=(-2, -1))
     return a_q, a_qd, jnp.concatenate(gu_chunks, axis=-2), gdt
 
 
@@ -275,11 +302,9 @@ def rollout(handle: JaxRobotHandle, q0: jax.Array, qd0: jax.Array, u: jax.Array,
     if adjoint not in ADJOINTS:
         raise ValueError(f"adjoint must be one of {', '.join(map(repr, ADJOINTS))}; got {adjoint!r}")
     by_jacobians = adjoint == "jacobians"
-    if by_jacobians and (handle.nq != handle.nv or method != "semi_implicit"):
-        raise ValueError(
-            f"adjoint='jacobians' covers fixed-base robots under method='semi_implicit'; robot {handle.name!r} "
-            f"({'free-flyer' if handle.nq != handle.nv else 'fixed base'}) with method={method!r} needs "
-            "adjoint='kernel' (or 'auto')")
+    if by_jacobians and method != "semi_implicit":
+        raise ValueError(f"adjoint='jacobians' covers method='semi_implicit'; method={method!r} needs "
+                         "adjoint='kernel' (or 'auto')")
     batch = q0.shape[:-1]
     if any(d == 0 for d in batch):
         return (jnp.zeros(u.shape[:-1] + (handle.nq,), q0.dtype), jnp.zeros(u.shape, u.dtype))

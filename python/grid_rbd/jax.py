@@ -528,8 +528,8 @@ class JaxRobotHandle(RobotBase):
           adjoint: how a fused rollout runs reverse mode: ``"kernel"`` (the adjoint kernel: each sample's
             steps backwards, one thread a sample), ``"jacobians"`` (every step's dynamics Jacobians in one
             ``forward_dynamics_derivatives`` call over all samples and steps, then the cotangents' linear
-            recursion; fixed-base robots under ``"semi_implicit"``; more memory: 3·NV² values a sample and
-            step, at most 256 MiB of them at a time) or ``"auto"`` (the adjoint kernel). Static.
+            recursion; ``"semi_implicit"`` only; more memory: 3·NV² values a sample and step, at most 256 MiB
+            of them at a time) or ``"auto"`` (the adjoint kernel). Static.
 
         Returns:
           A :class:`~grid_rbd.integrators.Rollout` ``(q, qd, frame_positions)``: the states after each step,
@@ -539,7 +539,7 @@ class JaxRobotHandle(RobotBase):
 
         Raises:
           ValueError: unknown ``method``, ``adjoint`` or frame, shapes that do not fit, ``fused=True`` with a
-            controller or ``params``, or ``adjoint="jacobians"`` for a free-flyer or RK4.
+            controller or ``params``, or ``adjoint="jacobians"`` with RK4.
           NotImplementedError: ``fused=True`` on a build without the fused kernels.
         """
         converted = [_shape_dtype(x) for x in (q0, qd0, u)]
