@@ -8,7 +8,10 @@
 # point whose launch calls others needs them listed too: forward_dynamics_gradient's phased launch calls
 # ABA, INVERSE_DYNAMICS_GRADIENT and MINV; the link names what is missing); $PRECISIONS ("FLOAT" or "DOUBLE";
 # default both) compiles those precisions only (the program's calls in the other are compiled out:
-# GRID_PRECISION_SKIPPED_<P>). Each unit's compile time is printed.
+# GRID_PRECISION_SKIPPED_<P>). Each unit's compile time is printed. With REUSE_OBJECTS=1 a unit whose object
+# is already there from a compile of the same sources with the same flags and nvcc (OUTPUT.objs/flags) is not compiled
+# again: a build cut short resumes, and objects compiled on another machine (nvcc -c needs no GPU) are only
+# linked here.
 set -euo pipefail
 out=${1:?usage: nvcc_split.sh OUTPUT MAIN_SOURCE HEADER_DIR [nvcc flags ...]}
 main=${2:?usage}
@@ -17,8 +20,6 @@ shift 3
 nvcc=${NVCC:-nvcc}
 jobs=${JOBS:-$(nproc)}
 objs="$out.objs"
-rm -rf "$objs"
-mkdir -p "$objs"
 entries=$(grep -o 'defined(GRID_SEPARATE_ENTRIES) && defined(GRID_ENTRY_[A-Z0-9_]*)' "$dir/grid.cuh" |
   sed 's/.*defined(GRID_ENTRY_\(.*\))/\1/' | sort -u)
 if [[ -n ${ENTRIES:-} ]]; then
@@ -36,6 +37,18 @@ precisions=${precisions//,/ }
 for p in FLOAT DOUBLE; do
   grep -qw "$p" <<<"$precisions" || set -- "$@" "-DGRID_PRECISION_SKIPPED_$p"
 done
+# the flags are complete here: they, nvcc's version and the sources (the robot's header, the program, the
+# kernel headers) decide whether REUSE_OBJECTS may keep an object
+root=$(cd "$(dirname "$0")/../.." && pwd)
+sources=$(cat "$dir/grid.cuh" "$main" $(find "$root/kernels" \( -name '*.cuh' -o -name '*.h' \) | sort) | md5sum | cut -d' ' -f1)
+signature="$("$nvcc" --version | tail -n 1) sources $sources $*"
+if [[ ${REUSE_OBJECTS:-0} == 1 && -f "$objs/flags" && "$(cat "$objs/flags")" == "$signature" ]]; then
+  find "$objs" -name '*.cu' -delete
+else
+  rm -rf "$objs"
+  mkdir -p "$objs"
+  echo "$signature" >"$objs/flags"
+fi
 for e in $entries; do
   for p in $precisions; do
     printf '#define GRID_ENTRY_%s\n#define GRID_ENTRY_ONLY_%s\n#include "grid.cuh"\n' "$e" "$p" >"$objs/$e.$p.cu"
@@ -43,6 +56,6 @@ for e in $entries; do
 done
 cp "$main" "$objs/main.cu"
 # every unit is compiled with -DGRID_SEPARATE_ENTRIES so that the main one only declares the entry points
-ls "$objs"/*.cu | xargs -P "$jobs" -I{} sh -c 'n=$0; d=$1; shift; t=$(date +%s); "$n" -c -DGRID_SEPARATE_ENTRIES -I "$d" "$@" {} -o {}.o || { echo "FAILED: {}"; exit 255; }; echo "compiled $(basename {}) in $(( $(date +%s) - t )) s"' \
+ls "$objs"/*.cu | xargs -P "$jobs" -I{} sh -c 'n=$0; d=$1; shift; [ -f {}.o ] && { echo "reused $(basename {}).o"; exit 0; }; t=$(date +%s); "$n" -c -DGRID_SEPARATE_ENTRIES -I "$d" "$@" {} -o {}.o.tmp && mv {}.o.tmp {}.o || { echo "FAILED: {}"; exit 255; }; echo "compiled $(basename {}) in $(( $(date +%s) - t )) s"' \
   "$nvcc" "$dir" "$@"
 "$nvcc" "$@" "$objs"/*.o -o "$out"
