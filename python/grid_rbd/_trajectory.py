@@ -41,7 +41,7 @@ from ._kernels import INTEGRATOR_NUMBER
 if TYPE_CHECKING:
     from .jax import JaxRobotHandle
 
-__all__ = ["ADJOINTS", "available", "rollout"]
+__all__ = ["ADJOINTS", "available", "check_adjoint", "rollout"]
 
 _KERNELS = ("rollout", "rollout_tangent", "rollout_adjoint")
 
@@ -223,15 +223,16 @@ def _adjoint_by_jacobians_impl(handle: JaxRobotHandle, need_dt: bool, q0: jax.Ar
     for end in range(steps, 0, -chunk):
         start = max(0, end - chunk)
         window = (slice(None),) * time + (slice(start, end),)
-        dq, dqd, minv = handle.forward_dynamics_derivatives(q_pre[window], qd_pre[window], u[window])
-        xs = tuple(jnp.moveaxis(x, time, 0) for x in (gqs[window], gqds[window], q_pre[window], qds[window], dq, dqd))
+        q, qd, u_w, qd_next = q_pre[window], qd_pre[window], u[window], qds[window]
+        dq, dqd, minv = handle.forward_dynamics_derivatives(q, qd, u_w)
+        xs = tuple(jnp.moveaxis(x, time, 0) for x in (gqs[window], gqds[window], q, qd_next, dq, dqd))
         (a_q, a_qd), kept = jax.lax.scan(back, (a_q, a_qd), xs, reverse=True, unroll=_unroll(handle, end - start))
         lam = jnp.moveaxis(kept[0], 0, time)
         gu_chunks.insert(0, jnp.einsum("...ij,...i->...j", minv, lam))
         if need_dt:
-            acc = handle.forward_dynamics(q_pre[window], qd_pre[window], u[window])
+            acc = handle.forward_dynamics(q, qd, u_w)
             lam_v, c_v = (jnp.moveaxis(x, 0, time) for x in kept[1:])
-            gdt = gdt + jnp.sum(lam_v * qds[window] + c_v * acc, axis=(-2, -1))
+            gdt = gdt + jnp.sum(lam_v * qd_next + c_v * acc, axis=(-2, -1))
     return a_q, a_qd, jnp.concatenate(gu_chunks, axis=-2), gdt
 
 
@@ -270,18 +271,14 @@ batching.primitive_batchers[_tangent_p] = _tangent_batch
 # The rollout
 
 
-def _rollout_impl(handle: JaxRobotHandle, method: int, q0: jax.Array, qd0: jax.Array, u: jax.Array,
-                  dt: jax.Array) -> tuple[jax.Array, jax.Array]:
+def _rollout_impl(handle: JaxRobotHandle, method: int, by_jacobians: bool, q0: jax.Array, qd0: jax.Array,
+                  u: jax.Array, dt: jax.Array) -> tuple[jax.Array, jax.Array]:
+    del by_jacobians  # how reverse mode runs (_rollout_jvp)
     qs, qds = _ffi(handle._robot.target("rollout"), [q0, qd0, u, dt], handle.nq, handle.gravity, method)
     return qs, qds
 
 
-def _rollout_by(handle: JaxRobotHandle, method: int, by_jacobians: bool, q0: jax.Array, qd0: jax.Array,
-                u: jax.Array, dt: jax.Array) -> tuple[jax.Array, jax.Array]:
-    return _rollout_impl(handle, method, q0, qd0, u, dt)
-
-
-_rollout = jax.custom_jvp(_rollout_by, nondiff_argnums=(0, 1, 2))
+_rollout = jax.custom_jvp(_rollout_impl, nondiff_argnums=(0, 1, 2))
 
 
 @_rollout.defjvp
@@ -294,17 +291,21 @@ def _rollout_jvp(handle: JaxRobotHandle, method: int, by_jacobians: bool, primal
     return (qs, qds), (dqs, dqds)
 
 
+def check_adjoint(adjoint: str, method: str) -> None:
+    """A ValueError naming the problem unless ``adjoint`` is one of :data:`ADJOINTS` and serves ``method``."""
+    if adjoint not in ADJOINTS:
+        raise ValueError(f"adjoint must be one of {', '.join(map(repr, ADJOINTS))}; got {adjoint!r}")
+    if adjoint == "jacobians" and method != "semi_implicit":
+        raise ValueError(f"adjoint='jacobians' covers method='semi_implicit'; method={method!r} needs "
+                         "adjoint='kernel' (or 'auto')")
+
+
 def rollout(handle: JaxRobotHandle, q0: jax.Array, qd0: jax.Array, u: jax.Array, dt: jax.Array,
             method: str, adjoint: str = "auto") -> tuple[jax.Array, jax.Array]:
     """The states after each of T steps, ``(..., T, NQ)`` and ``(..., T, NV)``, from checked arrays of one dtype:
     q0 ``(..., NQ)``, qd0 ``(..., NV)``, u ``(..., T, NV)`` and a scalar dt; reverse mode by ``adjoint``
-    (:data:`ADJOINTS`)."""
-    if adjoint not in ADJOINTS:
-        raise ValueError(f"adjoint must be one of {', '.join(map(repr, ADJOINTS))}; got {adjoint!r}")
+    (:data:`ADJOINTS`, checked by :func:`check_adjoint`)."""
     by_jacobians = adjoint == "jacobians"
-    if by_jacobians and method != "semi_implicit":
-        raise ValueError(f"adjoint='jacobians' covers method='semi_implicit'; method={method!r} needs "
-                         "adjoint='kernel' (or 'auto')")
     batch = q0.shape[:-1]
     if any(d == 0 for d in batch):
         return (jnp.zeros(u.shape[:-1] + (handle.nq,), q0.dtype), jnp.zeros(u.shape, u.dtype))

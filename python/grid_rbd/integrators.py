@@ -99,8 +99,7 @@ def rollout(robot: JaxRobotHandle, q0: ArrayLike, qd0: ArrayLike, u: ArrayLike, 
     (``(..., T, NV)``, one row per step), computed in ``dtype``, with the inertial parameters ``params``
     (``None``: the URDF's); see :meth:`grid_rbd.jax.JaxRobotHandle.rollout`."""
     check_method(method)
-    if adjoint not in _trajectory.ADJOINTS:
-        raise ValueError(f"adjoint must be one of {', '.join(map(repr, _trajectory.ADJOINTS))}; got {adjoint!r}")
+    _trajectory.check_adjoint(adjoint, method)
     if params is not None and fused:
         raise ValueError("the fused rollout kernels use the URDF's inertias; with params, pass fused=False (or "
                          "leave it unset) for the scan of single steps")

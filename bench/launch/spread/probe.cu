@@ -305,35 +305,28 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
         // built with GRID_DIRECT_THREAD_STORES, stored by each thread.
         T* M = nullptr;
         CHECK(cudaMalloc(&M, size_t(many.n) * NV * NV * sizeof(T)));
-        for (const int block : {64, 128, 256}) {
-            cudaStream_t st;
-            CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-            const auto once = [&] { CHECK(mass_matrix_launch<T>(M, dn.q, many.n, st, LaunchShape{1, block})); };
-            once();
-            CHECK(cudaStreamSynchronize(st));
-            const double us = median_us(st, 21, once);
-            std::printf("%s mass_matrix %s batch65536 %s 1x%d %.3f us\n", robot, precision,
-#if defined(GRID_DIRECT_THREAD_STORES)
-                        "direct",
-#else
-                        "warp",
-#endif
-                        block, us);
-            CHECK(cudaStreamDestroy(st));
-        }
-        // sample groups beside it (the generated mass_matrix_kernel at TIER_SHARED)
-        for (const LaunchShape shape : {LaunchShape{4, 32}, LaunchShape{8, 16}, LaunchShape{16, 8}, LaunchShape{32, 4}}) {
-            if (!valid_launch_shape(shape, tier_max_threads(TIER_SHARED, MASS_MATRIX_MAX_THREADS<T>())) ||
-                MASS_MATRIX_LAUNCH_SMEM_BYTES<T, TIER_SHARED>(shape) > 227 * 1024)
-                continue;
+        // one shape's median time per launch, printed as "<robot> mass_matrix <precision> batch65536 <how> GxS"
+        const auto time_shape = [&](const char* how, LaunchShape shape) {
             cudaStream_t st;
             CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
             const auto once = [&] { CHECK(mass_matrix_launch<T>(M, dn.q, many.n, st, shape)); };
             once();
             CHECK(cudaStreamSynchronize(st));
-            std::printf("%s mass_matrix %s batch65536 group %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
-                        shape.samples_per_block, median_us(st, 21, once));
+            std::printf("%s mass_matrix %s batch65536 %s %dx%d %.3f us\n", robot, precision, how,
+                        shape.threads_per_sample, shape.samples_per_block, median_us(st, 21, once));
             CHECK(cudaStreamDestroy(st));
+        };
+#if defined(GRID_DIRECT_THREAD_STORES)
+        const char* stores = "direct";
+#else
+        const char* stores = "warp";
+#endif
+        for (const int block : {64, 128, 256}) time_shape(stores, LaunchShape{1, block});
+        // sample groups beside it (the generated mass_matrix_kernel at TIER_SHARED)
+        for (const LaunchShape shape : {LaunchShape{4, 32}, LaunchShape{8, 16}, LaunchShape{16, 8}, LaunchShape{32, 4}}) {
+            if (valid_launch_shape(shape, tier_max_threads(TIER_SHARED, MASS_MATRIX_MAX_THREADS<T>())) &&
+                MASS_MATRIX_LAUNCH_SMEM_BYTES<T, TIER_SHARED>(shape) <= 227 * 1024)
+                time_shape("group", shape);
         }
         CHECK(cudaFree(M));
 #endif
