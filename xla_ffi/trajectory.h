@@ -1,6 +1,6 @@
 // XLA FFI handlers of whole rollouts (grid/algorithms/integrator.cuh) for the robot whose grid.cuh is included:
-// grid_rollout_<platform>, grid_rollout_tangent_<platform> and grid_rollout_adjoint_<platform>, one
-// sample per thread over T steps inside one call. Include after grid.cuh and handlers.h, in a translation unit
+// grid_rollout_<platform>, grid_rollout_tangent_<platform>, grid_rollout_adjoint_<platform> and
+// grid_rollout_adjoint_jacobians_<platform>, one sample per thread over T steps inside one call. Include after grid.cuh and handlers.h, in a translation unit
 // of its own (trajectory_cpu.cc, trajectory_cuda.cu): the rollouts instantiate the articulated-body algorithm,
 // its dual-number form and inverse dynamics' derivatives once more.
 //
@@ -9,6 +9,11 @@
 //   rollout_adjoint  q0, qd0, u, dt, qs, qds (rollout's results), then the cotangents gqs, gqds of (qs, qds)
 //                    ->  gq0 [..., NQ], gqd0 [..., NV], gu [..., T, NV], gdt [...]
 //   attributes       gravity_x, gravity_y, gravity_z (f64); method (i64: 0 semi-implicit Euler, 1 RK4)
+//   rollout_adjoint_jacobians  (semi-implicit Euler, no attributes) reverse mode over a window of T steps from
+//                    each step's Jacobians: q_first [..., NQ] (the configuration before the window), lq [..., NQ],
+//                    lqd [..., NV] (the cotangents of the state after it), qs, qds, gqs, gqds (the window's),
+//                    da_dq, da_dqd, minv [..., T, NV, NV], acc [..., T, NV], dt [...]
+//                    ->  lq0 [..., NQ], lqd0 [..., NV] (the state's before the window), gu [..., T, NV], gdt [...]
 //
 // On the GPU every sample is one thread (blocks of 32 or 64, threads_per_block); the launches never synchronise
 // and are command-buffer compatible.
@@ -30,16 +35,17 @@ constexpr int64_t kSteps = -1;
 struct Slot {
     const char* role;  // "operand" or "result"
     const char* name;
-    int rank;          // per-sample rank: 0 (a scalar per sample), 1 or 2
-    int64_t dims[2];
+    int rank;          // per-sample rank: 0 (a scalar per sample), 1, 2 or 3
+    int64_t dims[3];
     const ffi::AnyBuffer* buffer;
 };
 
-inline Slot state_q(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 1, {R::NQ, 0}, &b}; }
-inline Slot state_v(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 1, {R::NV, 0}, &b}; }
+inline Slot state_q(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 1, {R::NQ}, &b}; }
+inline Slot state_v(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 1, {R::NV}, &b}; }
 inline Slot path_q(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 2, {kSteps, R::NQ}, &b}; }
 inline Slot path_v(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 2, {kSteps, R::NV}, &b}; }
-inline Slot scalar(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 0, {0, 0}, &b}; }
+inline Slot path_vv(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 3, {kSteps, R::NV, R::NV}, &b}; }
+inline Slot scalar(const char* role, const char* name, const ffi::AnyBuffer& b) { return {role, name, 0, {}, &b}; }
 
 inline std::string expected(const Slot& s, int64_t steps) {
     std::string e = "[...";
@@ -49,29 +55,30 @@ inline std::string expected(const Slot& s, int64_t steps) {
     return e + "]";
 }
 
-// Checks a call: slots[0] is q0 (its leading dimensions are the batch), slots[2] is u (its second-last
-// dimension is T). Sets the dtype, the number of samples and of steps.
+// Checks a call: slots[0] is a state (its leading dimensions are the batch), slots[path] a trajectory (the
+// dimension after the batch's is T). Sets the dtype, the number of samples and of steps.
 template <size_t N>
 ffi::Error check(const char* algo, const std::array<Slot, N>& slots, int64_t method, ffi::DataType* dtype,
-                 int64_t* samples, int64_t* steps) {
+                 int64_t* samples, int64_t* steps, size_t path = 2) {
     if (!valid_integrator_method(method)) {
         return invalid(algo, "method " + std::to_string(method) + " is not an integrator; expected 0 (semi-implicit Euler) or 1 (RK4)");
     }
     const ffi::DataType want = slots[0].buffer->element_type();
     if (want != ffi::DataType::F32 && want != ffi::DataType::F64) {
-        return invalid(algo, std::string("operand q0 has dtype ") + dtype_name(want) + "; expected float32 or float64");
+        return invalid(algo, std::string("operand ") + slots[0].name + " has dtype " + dtype_name(want) +
+                                 "; expected float32 or float64");
     }
     const auto q0 = slots[0].buffer->dimensions();
-    if (q0.size() < 1) return invalid(algo, "operand q0 is a scalar; expected " + expected(slots[0], -1));
+    if (q0.size() < 1) return invalid(algo, std::string("operand ") + slots[0].name + " is a scalar; expected " + expected(slots[0], -1));
     const auto batch = q0.first(q0.size() - 1);
-    const auto u = slots[2].buffer->dimensions();
-    const int64_t t = u.size() == batch.size() + 2 ? u[u.size() - 2] : -1;
+    const auto u = slots[path].buffer->dimensions();
+    const int64_t t = u.size() == batch.size() + size_t(slots[path].rank) ? u[batch.size()] : -1;
     for (const Slot& s : slots) {
         const ffi::AnyBuffer::Dimensions dims = s.buffer->dimensions();
         const ffi::DataType got = s.buffer->element_type();
         if (got != want) {
-            return invalid(algo, std::string(s.role) + " " + s.name + " has dtype " + dtype_name(got) + " but operand q0 has " +
-                                     dtype_name(want) + "; every operand and result must share one dtype, float32 or float64");
+            return invalid(algo, std::string(s.role) + " " + s.name + " has dtype " + dtype_name(got) + " but operand " + slots[0].name +
+                                     " has " + dtype_name(want) + "; every operand and result must share one dtype, float32 or float64");
         }
         bool ok = dims.size() == batch.size() + size_t(s.rank) && dims.first(batch.size()) == batch;
         for (int d = 0; ok && d < s.rank; ++d) {
@@ -80,7 +87,7 @@ ffi::Error check(const char* algo, const std::array<Slot, N>& slots, int64_t met
         }
         if (!ok) {
             return invalid(algo, std::string(s.role) + " " + s.name + " has shape " + dims_string(dims.begin(), dims.size()) +
-                                     "; expected " + expected(s, t) + " with q0's batch dimensions " +
+                                     "; expected " + expected(s, t) + " with " + slots[0].name + "'s batch dimensions " +
                                      dims_string(batch.begin(), batch.size()));
         }
     }
@@ -271,12 +278,71 @@ inline ffi::Error rollout_adjoint(Stream s, Buf q0, Buf qd0, Buf u, Buf dt, Buf 
                                          gdt, gravity3<double>(gx, gy, gz));
 }
 
+template <typename T>
+ffi::Error rollout_adjoint_jacobians_typed(Stream s, int64_t samples, int64_t steps, const Buf& q_first, const Buf& lq,
+                                           const Buf& lqd, const Buf& qs, const Buf& qds, const Buf& gqs, const Buf& gqds,
+                                           const Buf& da_dq, const Buf& da_dqd, const Buf& minv, const Buf& acc,
+                                           const Buf& dt, Out& lq0, Out& lqd0, Out& gu, Out& gdt) {
+    [[maybe_unused]] constexpr size_t NQ = R::NQ, NV = R::NV, NN = NV * NV;
+    [[maybe_unused]] const size_t n = size_t(steps);
+#if defined(__CUDACC__)
+    return run_samples("rollout_adjoint_jacobians", s, samples, [&](int blocks, int threads) {
+        grid::algorithms::rollout_adjoint_jacobians_kernel<R, T><<<blocks, threads, 0, s>>>(
+            int(steps), out<T>(lq0), out<T>(lqd0), out<T>(gu), out<T>(gdt), in<T>(q_first), in<T>(lq), in<T>(lqd),
+            in<T>(qs), in<T>(qds), in<T>(gqs), in<T>(gqds), in<T>(da_dq), in<T>(da_dqd), in<T>(minv), in<T>(acc),
+            in<T>(dt), int(samples));
+    });
+#else
+    T* pq = out<T>(lq0);
+    T* pqd = out<T>(lqd0);
+    T* pu = out<T>(gu);
+    T* pdt = out<T>(gdt);
+    return run_samples("rollout_adjoint_jacobians", s, samples, [&](size_t k) {
+        for (size_t i = 0; i < NQ; ++i) pq[k * NQ + i] = in<T>(lq)[k * NQ + i];
+        for (size_t i = 0; i < NV; ++i) pqd[k * NV + i] = in<T>(lqd)[k * NV + i];
+        grid::algorithms::rollout_adjoint_jacobians<R>(
+            int(steps), pq + k * NQ, pqd + k * NV, pu + k * n * NV, pdt + k, in<T>(q_first) + k * NQ,
+            in<T>(qs) + k * n * NQ, in<T>(qds) + k * n * NV, in<T>(gqs) + k * n * NQ, in<T>(gqds) + k * n * NV,
+            in<T>(da_dq) + k * n * NN, in<T>(da_dqd) + k * n * NN, in<T>(minv) + k * n * NN, in<T>(acc) + k * n * NV,
+            in<T>(dt)[k]);
+    });
+#endif
+}
+
+inline ffi::Error rollout_adjoint_jacobians(Stream s, Buf q_first, Buf lq, Buf lqd, Buf qs, Buf qds, Buf gqs, Buf gqds,
+                                            Buf da_dq, Buf da_dqd, Buf minv, Buf acc, Buf dt, Out lq0, Out lqd0, Out gu,
+                                            Out gdt) {
+    const std::array<Slot, 16> slots{state_q("operand", "q_first", q_first), state_q("operand", "lq", lq),
+                                     state_v("operand", "lqd", lqd),         path_q("operand", "qs", qs),
+                                     path_v("operand", "qds", qds),          path_q("operand", "gqs", gqs),
+                                     path_v("operand", "gqds", gqds),        path_vv("operand", "da_dq", da_dq),
+                                     path_vv("operand", "da_dqd", da_dqd),   path_vv("operand", "minv", minv),
+                                     path_v("operand", "acc", acc),          scalar("operand", "dt", dt),
+                                     state_q("result", "lq0", *lq0),         state_v("result", "lqd0", *lqd0),
+                                     path_v("result", "gu", *gu),            scalar("result", "gdt", *gdt)};
+    ffi::DataType dtype;
+    int64_t samples = 0, steps = 0;
+    if (ffi::Error err = check("rollout_adjoint_jacobians", slots, grid::algorithms::INTEGRATOR_SEMI_IMPLICIT, &dtype,
+                               &samples, &steps, 3);
+        err.failure()) {
+        return err;
+    }
+    if (samples == 0) return ffi::Error::Success();
+    if (dtype == ffi::DataType::F32) {
+        return rollout_adjoint_jacobians_typed<float>(s, samples, steps, q_first, lq, lqd, qs, qds, gqs, gqds, da_dq,
+                                                      da_dqd, minv, acc, dt, lq0, lqd0, gu, gdt);
+    }
+    return rollout_adjoint_jacobians_typed<double>(s, samples, steps, q_first, lq, lqd, qs, qds, gqs, gqds, da_dq, da_dqd,
+                                                   minv, acc, dt, lq0, lqd0, gu, gdt);
+}
+
 }  // namespace trajectory
 }  // namespace grid_ffi
 
 GRID_FFI_EXPORT(rollout)
 GRID_FFI_EXPORT(rollout_tangent)
 GRID_FFI_EXPORT(rollout_adjoint)
+GRID_FFI_EXPORT(rollout_adjoint_jacobians)
 
 #define GRID_FFI_METHOD Attr<int64_t>("method")
 XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(rollout), grid_ffi::trajectory::rollout,
@@ -293,4 +359,10 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(rollout_adjoint), grid_ffi::trajec
                                   .GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG
                                   .GRID_FFI_ARG.GRID_FFI_RET.GRID_FFI_RET.GRID_FFI_RET.GRID_FFI_RET.GRID_FFI_GRAVITY
                                   .GRID_FFI_METHOD,
+                              GRID_FFI_TRAITS);
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GRID_FFI_SYMBOL(rollout_adjoint_jacobians), grid_ffi::trajectory::rollout_adjoint_jacobians,
+                              grid_ffi::bind()
+                                  .GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG
+                                  .GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_ARG.GRID_FFI_RET.GRID_FFI_RET
+                                  .GRID_FFI_RET.GRID_FFI_RET,
                               GRID_FFI_TRAITS);

@@ -103,7 +103,7 @@ func ParseMetadata(data []byte) (*Metadata, error) {
 
 // metadata describes the robot and the generated entry points.
 // TrajectoryKernels are the handlers of xla_ffi/trajectory.h that an unrolled robot's libraries export.
-var TrajectoryKernels = []string{"rollout", "rollout_tangent", "rollout_adjoint"}
+var TrajectoryKernels = []string{"rollout", "rollout_tangent", "rollout_adjoint", "rollout_adjoint_jacobians"}
 
 func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]string, opt Options) ([]byte, error) {
 	m := Metadata{Robot: r.Name, NQ: r.NQ, NV: r.NV, FloatingBase: r.FloatingBase(), Gravity: r.Gravity[:],

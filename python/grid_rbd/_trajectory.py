@@ -1,7 +1,7 @@
 """Fused rollouts: T integration steps in one kernel call, differentiable in both modes by one call each.
 
 A build with trajectory kernels (``metadata.json`` lists them under ``trajectories``; unrolled robots) exports
-three handlers beside the per-sample algorithms (``xla_ffi/trajectory.h``):
+these handlers beside the per-sample algorithms (``xla_ffi/trajectory.h``):
 
 ``rollout``          the states after each of T steps, one sample per thread;
 ``rollout_tangent``  forward mode: the trajectory's tangent along a tangent of (q0, qd0, u, dt), by one
@@ -12,8 +12,8 @@ three handlers beside the per-sample algorithms (``xla_ffi/trajectory.h``):
 Reverse mode has a second way under semi-implicit Euler (``adjoint="jacobians"``):
 every step's dynamics Jacobians at once, one ``forward_dynamics_derivatives`` call over all the stored states
 (the GPU full however small the batch), then the linear recursion of the cotangents backwards through the
-steps, a few small products a step. Its memory is the trajectory plus the Jacobians of up to
-``_JACOBIAN_BUDGET_BYTES`` worth of steps at a time.
+steps, a few small products a step, in one call of a fourth handler, ``rollout_adjoint_jacobians``. Its
+memory is the trajectory plus the Jacobians of up to ``_JACOBIAN_BUDGET_BYTES`` worth of steps at a time.
 
 :func:`rollout` is a :func:`jax.custom_jvp` whose tangent is the primitive ``grid_rbd_rollout_tangent``,
 linear in the tangents, whose transpose rule calls ``rollout_adjoint``: ``jvp`` runs the tangent kernel,
@@ -35,7 +35,7 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
-from . import _autodiff, _sharding, configuration
+from . import _sharding
 from ._kernels import INTEGRATOR_NUMBER
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ADJOINTS", "available", "check_adjoint", "rollout"]
 
-_KERNELS = ("rollout", "rollout_tangent", "rollout_adjoint")
+_KERNELS = ("rollout", "rollout_tangent", "rollout_adjoint", "rollout_adjoint_jacobians")
 
 # How reverse mode runs: the adjoint kernel, or every step's Jacobians at once and the recursion (see above);
 # "auto" picks the adjoint kernel.
@@ -158,31 +158,20 @@ def _adjoint_jvp(target: str, gravity: Any, method: int, primals: Any, tangents:
     raise _no_second_derivatives()
 
 
-# A free-flyer is the tree's root, so its coordinates lead q (7) and v (6); every other joint has one of each.
-def _update_vjp(handle: JaxRobotHandle, q: jax.Array, v: jax.Array, c: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """The cotangents of q and v from c, that of q ⊕ v (the configuration update of every step)."""
-    if handle.nq == handle.nv:
-        return c, c
-    root = handle._robot.metadata.joints[:1]
-    _, vjp = jax.vjp(lambda a, b: configuration.integrate(root, a, b, jnp), q[..., :7], v[..., :6])
-    cq, cv = vjp(c[..., :7])
-    return (jnp.concatenate([cq, c[..., 7:]], axis=-1), jnp.concatenate([cv, c[..., 7:]], axis=-1))
+@dataclasses.dataclass(frozen=True)
+class _JacobianAdjointCall:
+    """The ``rollout_adjoint_jacobians`` kernel over a window of steps as a value (a static argument of
+    :func:`grid_rbd._sharding.batch_partitioned`)."""
 
+    target: str
 
-def _tangent_to_coordinates(handle: JaxRobotHandle, q: jax.Array, g: jax.Array) -> jax.Array:
-    """A cotangent in tangent coordinates at q (as the kernels' ∂/∂q columns are) in q's coordinates: the
-    transpose of :func:`grid_rbd._autodiff.configuration_tangent`."""
-    if handle.nq == handle.nv:
-        return g
-    _, vjp = jax.vjp(lambda dq: _autodiff.free_flyer_tangent(q[..., :7], dq), jnp.zeros_like(q[..., :7]))
-    return jnp.concatenate([vjp(g[..., :6])[0], g[..., 6:]], axis=-1)
-
-
-def _unroll(handle: JaxRobotHandle, steps: int) -> int:
-    """How many steps of the recursion one iteration of its scan runs: a fixed base's few products a step
-    unrolled (up to 64 steps), a free-flyer's steps one at a time (the VJP of its ⊕ is a few hundred
-    operations a step, and unrolled copies cost XLA's compiler about a second each)."""
-    return min(steps, 64) if handle.nq == handle.nv else 1
+    def __call__(self, *operands: jax.Array) -> list[jax.Array]:
+        q_first, lq, lqd, _, qds = operands[:5]
+        batch_ndim = q_first.ndim - 1
+        results = [jax.ShapeDtypeStruct(  # type: ignore[no-untyped-call,unused-ignore]
+            shape, q_first.dtype, sharding=_sharding.typed_result_sharding(operands, batch_ndim, len(shape)))
+            for shape in (lq.shape, lqd.shape, qds.shape, q_first.shape[:-1])]
+        return list(jax.ffi.ffi_call(self.target, results, vmap_method="broadcast_all")(*operands))
 
 
 def _adjoint_by_jacobians_impl(handle: JaxRobotHandle, need_dt: bool, q0: jax.Array, qd0: jax.Array, u: jax.Array,
@@ -190,50 +179,33 @@ def _adjoint_by_jacobians_impl(handle: JaxRobotHandle, need_dt: bool, q0: jax.Ar
                                gqds: jax.Array) -> tuple[jax.Array, ...]:
     """The cotangents of (q0, qd0, u, dt) of a semi-implicit Euler rollout from those of its states.
 
-    Step t takes x_t = (q_t, qd_t) to qd_{t+1} = qd_t + dt·a_t and q_{t+1} = q_t ⊕ dt·qd_{t+1}, with
-    a_t = FD(q_t, qd_t, u_t). Given the cotangents (c_q, c_qd) of x_{t+1} (the trajectory's own plus what
-    the later steps pass back), ⊕ passes c_q on to q_t and λ_v to its step v = dt·qd_{t+1}; qd_{t+1} gets
-    c_v = c_qd + dt·λ_v in all, a_t gets λ = dt·c_v, so x_t gets (⊕'s share + ∂a/∂qᵀ·λ in q's coordinates,
-    c_v + ∂a/∂qdᵀ·λ), u_t gets M⁻¹·λ and dt gets λ_v·qd_{t+1} + c_v·a_t."""
+    Each window of steps (as many as ``_JACOBIAN_BUDGET_BYTES`` of Jacobians allow) is two calls: the
+    dynamics Jacobians of all its steps at once (``forward_dynamics_derivatives``; with dt's cotangent also
+    ``forward_dynamics``), then ``rollout_adjoint_jacobians``, the recursion of the state's cotangent backwards
+    through the window, which also gives u's and dt's (``grid/algorithms/integrator.cuh``)."""
     nv = handle.nv
     steps = u.shape[-2]
+    time = u.ndim - 2
     q_pre = jnp.concatenate([q0[..., None, :], qs[..., :-1, :]], axis=-2)
     qd_pre = jnp.concatenate([qd0[..., None, :], qds[..., :-1, :]], axis=-2)
     samples = int(np.prod(u.shape[:-2], dtype=np.int64))
     chunk = max(1, min(steps, _JACOBIAN_BUDGET_BYTES // max(1, samples * 3 * nv * nv * u.dtype.itemsize)))
-    a_q, a_qd = jnp.zeros_like(q0), jnp.zeros_like(qd0)  # cotangents of the state after the chunk's last step
+    call = _JacobianAdjointCall(handle._robot.target("rollout_adjoint_jacobians"))
+    lq, lqd = jnp.zeros_like(q0), jnp.zeros_like(qd0)  # cotangents of the state after the window's last step
     gu_chunks: list[jax.Array] = []
     gdt = jnp.zeros_like(dt)
-    dt_ = dt[..., None]
-
-    # The scan carries the state's cotangent through the steps and keeps each step's λ (and, for dt, λ_v and
-    # c_v); u's and dt's cotangents are then one product over all the chunk's steps at once.
-    def back(carry: tuple[jax.Array, jax.Array], xs: tuple[jax.Array, ...]) -> tuple[tuple[jax.Array, jax.Array],
-                                                                                       tuple[jax.Array, ...]]:
-        a_q, a_qd = carry
-        gq, gqd, q, qd_next, dq, dqd = xs
-        to_q, lam_v = _update_vjp(handle, q, dt_ * qd_next, a_q + gq)
-        c_v = a_qd + gqd + dt_ * lam_v
-        lam = dt_ * c_v
-        new_q = to_q + _tangent_to_coordinates(handle, q, jnp.einsum("...ij,...i->...j", dq, lam))
-        new_qd = c_v + jnp.einsum("...ij,...i->...j", dqd, lam)
-        return (new_q, new_qd), ((lam, lam_v, c_v) if need_dt else (lam,))
-
-    time = u.ndim - 2
     for end in range(steps, 0, -chunk):
         start = max(0, end - chunk)
         window = (slice(None),) * time + (slice(start, end),)
-        q, qd, u_w, qd_next = q_pre[window], qd_pre[window], u[window], qds[window]
+        q, qd, u_w = q_pre[window], qd_pre[window], u[window]
         dq, dqd, minv = handle.forward_dynamics_derivatives(q, qd, u_w)
-        xs = tuple(jnp.moveaxis(x, time, 0) for x in (gqs[window], gqds[window], q, qd_next, dq, dqd))
-        (a_q, a_qd), kept = jax.lax.scan(back, (a_q, a_qd), xs, reverse=True, unroll=_unroll(handle, end - start))
-        lam = jnp.moveaxis(kept[0], 0, time)
-        gu_chunks.insert(0, jnp.einsum("...ij,...i->...j", minv, lam))
-        if need_dt:
-            acc = handle.forward_dynamics(q, qd, u_w)
-            lam_v, c_v = (jnp.moveaxis(x, 0, time) for x in kept[1:])
-            gdt = gdt + jnp.sum(lam_v * qd_next + c_v * acc, axis=(-2, -1))
-    return a_q, a_qd, jnp.concatenate(gu_chunks, axis=-2), gdt
+        acc = handle.forward_dynamics(q, qd, u_w) if need_dt else jnp.zeros_like(u_w)
+        operands = [q_pre[(slice(None),) * time + (start,)], lq, lqd, qs[window], qds[window], gqs[window],
+                    gqds[window], dq, dqd, minv, acc, dt]
+        lq, lqd, gu, gdt_w = _sharding.batch_partitioned(call, operands, time)
+        gu_chunks.insert(0, gu)
+        gdt = gdt + gdt_w
+    return lq, lqd, jnp.concatenate(gu_chunks, axis=-2), gdt
 
 
 _adjoint_by_jacobians = jax.custom_jvp(_adjoint_by_jacobians_impl, nondiff_argnums=(0, 1))

@@ -38,10 +38,11 @@ for p in FLOAT DOUBLE; do
   grep -qw "$p" <<<"$precisions" || set -- "$@" "-DGRID_PRECISION_SKIPPED_$p"
 done
 # the flags are complete here: they, nvcc's version and the sources (the robot's header, the program, the
-# kernel headers) decide whether REUSE_OBJECTS may keep an object
+# kernel headers) decide whether REUSE_OBJECTS may keep an object; the checkout's own path is left out of the
+# flags, so that objects compiled in another checkout (another machine) count
 root=$(cd "$(dirname "$0")/../.." && pwd)
 sources=$(cat "$dir/grid.cuh" "$main" $(find "$root/kernels" \( -name '*.cuh' -o -name '*.h' \) | sort) | md5sum | cut -d' ' -f1)
-signature="$("$nvcc" --version | tail -n 1) sources $sources $*"
+signature="$("$nvcc" --version | tail -n 1) sources $sources ${*//$root/<checkout>}"
 if [[ ${REUSE_OBJECTS:-0} == 1 && -f "$objs/flags" && "$(cat "$objs/flags")" == "$signature" ]]; then
   find "$objs" -name '*.cu' -delete
 else

@@ -344,3 +344,26 @@ def test_numpy_handle_steps_like_the_jax_handle(jax_handle, numpy_handle):
         np.testing.assert_array_equal(a, np.asarray(b))
     single = n.step_derivatives(q0[0].astype(np.float32), qd0[0].astype(np.float32), u[0, 0].astype(np.float32), 0.01)
     assert all(a.dtype == np.float32 for a in single)
+
+
+def test_jacobian_adjoint_handler_names_a_bad_operand(jax_handle):
+    """The recursion's handler checks every operand: a step Jacobian of the wrong size or dtype is an error
+    naming it and the shape it needs, not a crash."""
+    h = jax_handle("iiwa")
+    nq, nv, b, t = h.nq, h.nv, 2, 3
+    target = h._robot.target("rollout_adjoint_jacobians")
+
+    def call(jac_shape, jac_dtype=jnp.float64):
+        z = lambda *s: jnp.zeros(s, jnp.float64)  # noqa: E731
+        operands = [z(b, nq), z(b, nq), z(b, nv), z(b, t, nq), z(b, t, nv), z(b, t, nq), z(b, t, nv),
+                    jnp.zeros(jac_shape, jac_dtype), z(b, t, nv, nv), z(b, t, nv, nv), z(b, t, nv), z(b)]
+        results = [jax.ShapeDtypeStruct(s, jnp.float64) for s in ((b, nq), (b, nv), (b, t, nv), (b,))]
+        return jax.block_until_ready(jax.ffi.ffi_call(target, results)(*operands))
+
+    lq, lqd, gu, gdt = call((b, t, nv, nv))
+    assert not np.any(np.asarray(gu)) and not np.any(np.asarray(lq))
+    with pytest.raises(Exception, match=rf"operand da_dq has shape \[{b}, {t}, {nv}, {nv + 1}\]; "
+                                        rf"expected \[\.\.\., {t}, {nv}, {nv}\]"):
+        call((b, t, nv, nv + 1))
+    with pytest.raises(Exception, match="operand da_dq has dtype float32 but operand q_first has float64"):
+        call((b, t, nv, nv), jnp.float32)

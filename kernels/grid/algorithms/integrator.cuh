@@ -525,6 +525,60 @@ GLASS_HD void rollout_adjoint(int method, int steps, T* gq0, T* gqd0, T* gu, T* 
     *gdt = sum_dt;
 }
 
+// Reverse mode of a window of `steps` semi-implicit Euler steps from each step's dynamics Jacobians, formed
+// beforehand for all steps at once (adjoint="jacobians": the batched derivative kernels fill the GPU, and this
+// recursion is a few matrix-vector products a step). Step t takes (q_t, qd_t) to qd_{t+1} = qd_t + dt·a_t and
+// q_{t+1} = q_t ⊕ dt·qd_{t+1}. Per sample: q_first (NQ) the configuration before the window's first step,
+// qs [T, NQ] and qds [T, NV] the states after each step, gqs and gqds their cotangents, da_dq and da_dqd
+// [T, NV, NV] (row = acceleration index; ∂/∂q along tangent directions), minv [T, NV, NV] and acc [T, NV] each
+// step's M⁻¹ and acceleration. lq (NQ) and lqd (NV) hold the cotangents of the state after the window and
+// receive those of the state before it; gu [T, NV] receives u's cotangents and *gdt dt's.
+template <class R, typename T>
+GLASS_HD void rollout_adjoint_jacobians(int steps, T* lq, T* lqd, T* gu, T* gdt, const T* q_first, const T* qs,
+                                        const T* qds, const T* gqs, const T* gqds, const T* da_dq,
+                                        const T* da_dqd, const T* minv, const T* acc, T dt) {
+    constexpr int NV = R::NV, NQ = R::NQ;
+    constexpr size_t NN = size_t(NV) * NV;
+    T sum_dt = T(0);
+    for (int t = steps - 1; t >= 0; --t) {
+        for (int k = 0; k < NQ; ++k) lq[k] += gqs[size_t(t) * NQ + k];
+        for (int k = 0; k < NV; ++k) lqd[k] += gqds[size_t(t) * NV + k];
+        const T* q = t == 0 ? q_first : qs + size_t(t - 1) * NQ;
+        const T* qd1 = qds + size_t(t) * NV;
+        const T* a = acc + size_t(t) * NV;
+        // ⊕ passes lq to q and λ_v = gv to its step v = dt·qd1; qd1 gets c_v = lqd + dt·λ_v, a gets λ = dt·c_v
+        T v[NV], gq[NQ], gv[NV], lam[NV];
+        for (int k = 0; k < NV; ++k) v[k] = dt * qd1[k];
+        for (int k = 0; k < NQ; ++k) gq[k] = T(0);
+        integrate_configuration_vjp<R>(gq, gv, q, v, lq);
+        for (int k = 0; k < NV; ++k) {
+            const T c_v = lqd[k] + dt * gv[k];
+            sum_dt += qd1[k] * gv[k] + a[k] * c_v;
+            lqd[k] = c_v;
+            lam[k] = dt * c_v;
+        }
+        // u gets M⁻¹ᵀ·λ, q gets ∂a/∂qᵀ·λ (tangent, then coordinates), qd gets c_v + ∂a/∂qdᵀ·λ
+        const T* Aq = da_dq + size_t(t) * NN;
+        const T* Aqd = da_dqd + size_t(t) * NN;
+        const T* Mi = minv + size_t(t) * NN;
+        T w[NV];
+        for (int c = 0; c < NV; ++c) {
+            T su = T(0), sq = T(0), sqd = T(0);
+            for (int r = 0; r < NV; ++r) {
+                su += Mi[r * NV + c] * lam[r];
+                sq += Aq[r * NV + c] * lam[r];
+                sqd += Aqd[r * NV + c] * lam[r];
+            }
+            gu[size_t(t) * NV + c] = su;
+            w[c] = sq;
+            lqd[c] += sqd;
+        }
+        configuration_tangent_vjp<R>(gq, q, w);
+        for (int k = 0; k < NQ; ++k) lq[k] = gq[k];
+    }
+    *gdt = sum_dt;
+}
+
 #if defined(__CUDACC__)
 // One sample per thread over num_samples samples, each a rollout of `steps` steps.
 template <class R, typename T>
@@ -560,6 +614,25 @@ __global__ void rollout_adjoint_kernel(int method, int steps, T* gq0, T* gqd0, T
         rollout_adjoint<R>(method, steps, gq0 + s * NQ, gqd0 + s * NV, gu + s * n * NV, gdt + s, q0 + s * NQ,
                            qd0 + s * NV, u + s * n * NV, dt[s], qs + s * n * NQ, qds + s * n * NV,
                            gqs + s * n * NQ, gqds + s * n * NV, gravity);
+    }
+}
+
+template <class R, typename T>
+__global__ void rollout_adjoint_jacobians_kernel(int steps, T* lq_out, T* lqd_out, T* gu, T* gdt, const T* q_first,
+                                                 const T* lq, const T* lqd, const T* qs, const T* qds, const T* gqs,
+                                                 const T* gqds, const T* da_dq, const T* da_dqd, const T* minv,
+                                                 const T* acc, const T* dt, int num_samples) {
+    constexpr size_t NV = R::NV, NQ = R::NQ;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < num_samples; k += gridDim.x * blockDim.x) {
+        const size_t s = size_t(k), n = size_t(steps);
+        T cq[NQ], cqd[NV];
+        for (size_t i = 0; i < NQ; ++i) cq[i] = lq[s * NQ + i];
+        for (size_t i = 0; i < NV; ++i) cqd[i] = lqd[s * NV + i];
+        rollout_adjoint_jacobians<R>(steps, cq, cqd, gu + s * n * NV, gdt + s, q_first + s * NQ, qs + s * n * NQ,
+                                     qds + s * n * NV, gqs + s * n * NQ, gqds + s * n * NV, da_dq + s * n * NV * NV,
+                                     da_dqd + s * n * NV * NV, minv + s * n * NV * NV, acc + s * n * NV, dt[s]);
+        for (size_t i = 0; i < NQ; ++i) lq_out[s * NQ + i] = cq[i];
+        for (size_t i = 0; i < NV; ++i) lqd_out[s * NV + i] = cqd[i];
     }
 }
 #endif
