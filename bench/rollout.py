@@ -3,9 +3,12 @@
 Times ``jax.jit(jax.grad(loss))`` of a loss on a T-step semi-implicit Euler rollout (the last state's squared
 norm plus the efforts' squared norm) with respect to the efforts ``u`` ``(batch, T, nv)``, in the same run for
 
-* ``grid``: ``JaxRobotHandle.rollout``, the fused kernels (one call for the T steps, one adjoint call);
-* ``grid_jacobians``: the fused rollout whose reverse mode forms every step's Jacobians at once
-  (``adjoint="jacobians"``: one ``forward_dynamics_derivatives`` call, then the cotangents' recursion);
+* ``grid``: ``JaxRobotHandle.rollout`` as a user calls it, the fused kernels (one call for the T steps; reverse
+  mode by ``adjoint="auto"``, under this scheme every step's Jacobians at once: one
+  ``forward_dynamics_derivatives`` call, then one call of the cotangents' recursion);
+* ``grid_kernel``: the fused rollout whose reverse mode is the adjoint kernel (``adjoint="kernel"``: each
+  sample's steps backwards on one thread);
+* ``grid_jacobians``: ``adjoint="jacobians"`` named explicitly;
 * ``grid_steps``: the same with ``fused=False``, a scan of single steps (T forward-dynamics calls and T
   derivative calls);
 * ``purejax``: bench/peers/purejax.py's ABA under the same scheme and manifold integration
@@ -30,8 +33,8 @@ from pathlib import Path
 
 from bench.run import environment, robot_dirs
 
-IMPLS = ("grid", "grid_jacobians", "grid_steps", "purejax", "mjx")
-DEFAULT_IMPLS = ("grid", "grid_jacobians", "grid_steps", "purejax")
+IMPLS = ("grid", "grid_kernel", "grid_jacobians", "grid_steps", "purejax", "mjx")
+DEFAULT_IMPLS = ("grid", "grid_kernel", "grid_steps", "purejax")
 
 
 def _loss_grad(impl: str, build_dir: Path, dt: float, dtype):  # noqa: ANN001, ANN202
@@ -45,9 +48,9 @@ def _loss_grad(impl: str, build_dir: Path, dt: float, dtype):  # noqa: ANN001, A
 
     handle = JaxRobotHandle(str(build_dir))
     convert = lambda q0, qd0, u: (q0, qd0, u)  # noqa: E731
-    if impl in ("grid", "grid_jacobians", "grid_steps"):
-        how = {"grid": {"fused": True}, "grid_jacobians": {"fused": True, "adjoint": "jacobians"},
-               "grid_steps": {"fused": False}}[impl]
+    if impl in ("grid", "grid_kernel", "grid_jacobians", "grid_steps"):
+        how = {"grid": {"fused": True}, "grid_kernel": {"fused": True, "adjoint": "kernel"},
+               "grid_jacobians": {"fused": True, "adjoint": "jacobians"}, "grid_steps": {"fused": False}}[impl]
 
         def final_state(q0, qd0, u):  # noqa: ANN001, ANN202
             out = handle.rollout(q0, qd0, u, dt, **how)

@@ -46,7 +46,8 @@ __all__ = ["ADJOINTS", "available", "check_adjoint", "rollout"]
 _KERNELS = ("rollout", "rollout_tangent", "rollout_adjoint", "rollout_adjoint_jacobians")
 
 # How reverse mode runs: the adjoint kernel, or every step's Jacobians at once and the recursion (see above);
-# "auto" picks the adjoint kernel.
+# "auto" picks the Jacobians under semi-implicit Euler (on an H100 2.2× faster for panda, 1.6× for go2:
+# bench/results/rollout/2026-12-06-h100-jacobians-adjoint.md) and the adjoint kernel under RK4.
 ADJOINTS = ("auto", "kernel", "jacobians")
 
 # The most bytes of step Jacobians (∂qdd/∂q, ∂qdd/∂qd and M⁻¹ for each sample and step) held at once.
@@ -277,7 +278,7 @@ def rollout(handle: JaxRobotHandle, q0: jax.Array, qd0: jax.Array, u: jax.Array,
     """The states after each of T steps, ``(..., T, NQ)`` and ``(..., T, NV)``, from checked arrays of one dtype:
     q0 ``(..., NQ)``, qd0 ``(..., NV)``, u ``(..., T, NV)`` and a scalar dt; reverse mode by ``adjoint``
     (:data:`ADJOINTS`, checked by :func:`check_adjoint`)."""
-    by_jacobians = adjoint == "jacobians"
+    by_jacobians = adjoint == "jacobians" or (adjoint == "auto" and method == "semi_implicit")
     batch = q0.shape[:-1]
     if any(d == 0 for d in batch):
         return (jnp.zeros(u.shape[:-1] + (handle.nq,), q0.dtype), jnp.zeros(u.shape, u.dtype))

@@ -39,9 +39,10 @@ for p in FLOAT DOUBLE; do
 done
 # the flags are complete here: they, nvcc's version and the sources (the robot's header, the program, the
 # kernel headers) decide whether REUSE_OBJECTS may keep an object; the checkout's own path is left out of the
-# flags, so that objects compiled in another checkout (another machine) count
+# flags and the headers are read in the C locale's order, so that objects compiled in another checkout (another
+# machine) count
 root=$(cd "$(dirname "$0")/../.." && pwd)
-sources=$(cat "$dir/grid.cuh" "$main" $(find "$root/kernels" \( -name '*.cuh' -o -name '*.h' \) | sort) | md5sum | cut -d' ' -f1)
+sources=$(cat "$dir/grid.cuh" "$main" $(find "$root/kernels" \( -name '*.cuh' -o -name '*.h' \) | LC_ALL=C sort) | md5sum | cut -d' ' -f1)
 signature="$("$nvcc" --version | tail -n 1) sources $sources ${*//$root/<checkout>}"
 if [[ ${REUSE_OBJECTS:-0} == 1 && -f "$objs/flags" && "$(cat "$objs/flags")" == "$signature" ]]; then
   find "$objs" -name '*.cu' -delete

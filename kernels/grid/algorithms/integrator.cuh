@@ -33,9 +33,9 @@
 
 // The steps' large pieces (the articulated-body algorithm, a step, a step's reverse mode) are outlined: the
 // rollouts call them at several places, and a copy per place made nvcc's time for the rollout handlers 4×
-// longer (137 s against 32 s for a four-body robot). GRID_ROLLOUT_INLINE inlines them, for comparing speed;
-// GRID_ROLLOUT_FORWARD_INLINE inlines only the forward rollout's semi-implicit step (one more copy of the
-// articulated-body algorithm), whose state then need not pass through the stack between the pieces.
+// longer (137 s against 32 s for a four-body robot). GRID_ROLLOUT_INLINE inlines them, for comparing speed.
+// The forward rollout's semi-implicit step is inlined always (one more copy of the articulated-body
+// algorithm): its state then stays in registers, which made the forward rollout 37 % faster on an H100.
 #if defined(GRID_ROLLOUT_INLINE)
 #define GRID_ROLLOUT_PIECE GLASS_HD
 #else
@@ -464,7 +464,6 @@ GLASS_HD void rollout(int method, int steps, T* qs, T* qds, const T* q0, const T
     T q[NQ], qd[NV];
     for (int k = 0; k < NQ; ++k) q[k] = q0[k];
     for (int k = 0; k < NV; ++k) qd[k] = qd0[k];
-#if defined(GRID_ROLLOUT_FORWARD_INLINE)
     if (method == INTEGRATOR_SEMI_IMPLICIT) {
         // integrator's semi-implicit step term for term, the articulated-body algorithm inlined so that the
         // state stays in registers
@@ -485,7 +484,6 @@ GLASS_HD void rollout(int method, int steps, T* qs, T* qds, const T* q0, const T
         }
         return;
     }
-#endif
     IntegratorState<R, T> st;
     for (int t = 0; t < steps; ++t) {
         T* q1 = qs + size_t(t) * NQ;
