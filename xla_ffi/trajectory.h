@@ -1,8 +1,9 @@
 // XLA FFI handlers of whole rollouts (grid/algorithms/integrator.cuh) for the robot whose grid.cuh is included:
 // grid_rollout_<platform>, grid_rollout_tangent_<platform>, grid_rollout_adjoint_<platform> and
 // grid_rollout_adjoint_jacobians_<platform>, one sample per thread over T steps inside one call. Include after
-// grid.cuh and handlers.h, in a translation unit of its own (trajectory_cpu.cc, trajectory_cuda.cu): the rollouts instantiate the articulated-body algorithm,
-// its dual-number form and inverse dynamics' derivatives once more.
+// grid.cuh and handlers.h, in a translation unit of its own (trajectory_cpu.cc, trajectory_cuda.cu): the
+// rollouts instantiate the articulated-body algorithm, its dual-number form and inverse dynamics' derivatives
+// once more.
 //
 //   rollout          q0 [..., NQ], qd0 [..., NV], u [..., T, NV], dt [...]  ->  qs [..., T, NQ], qds [..., T, NV]
 //   rollout_tangent  the same operands, then their tangents dq0, dqd0, du, ddt  ->  dqs, dqds
