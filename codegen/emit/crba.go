@@ -18,8 +18,10 @@ func emitMassMatrix(g *gen) {
 		temp:    temp,
 		// every element of M is written once and never read back
 		directOutputs: true,
-		algorithm:     "mass_matrix",
-		shared:        "CrbaState",
+		// the rows of M complete one body at a time (crba.cuh's rows_final)
+		finalRows: true,
+		algorithm: "mass_matrix",
+		shared:    "CrbaState",
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

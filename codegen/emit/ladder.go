@@ -41,6 +41,11 @@ type entry struct {
 	// output element exactly once and never reads one back) instead of staging them in local arrays:
 	// outputs too large to stay in registers.
 	directOutputs bool
+	// finalRows has the one-sample-per-thread kernel store its only output, a square row-major matrix, as the
+	// template reports rows final (a rows_final callback, last rows first), so that the warp's stores free
+	// registers during the sample rather than holding every element to the end: a large robot's NV² outputs
+	// do not fit in registers.
+	finalRows bool
 	// phasedThreadLaunch, when set, writes the body of `<name>_launch` for threads_per_sample == 1 (it must
 	// return): the algorithm's phases as separate launches of other entry points instead of the fused
 	// `<name>_thread_kernel`.
@@ -214,6 +219,30 @@ func emitThread(w *writer, e *entry) {
 }
 
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
+
+// emitFinalRowsLoop writes the sample loop of a finalRows entry's one-sample-per-thread kernel: the template
+// runs in the kernel itself, and its rows_final callback stores the runs of the output that became final.
+func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
+	out := e.outputs[0]
+	n := out.shape[0]
+	w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
+		w.line("// every lane runs a sample (past the batch's end the last one again): the whole warp takes part in each store")
+		w.line("const int k = min(base + stores.lane, num_samples - 1);")
+		w.line("T l_%s[%d];", out.name, out.size)
+		args := []string{"ThreadScope{}", "l_" + out.name}
+		for _, b := range e.inputs {
+			w.line("T l_%s[%d];", b.name, b.size)
+			w.line("for (int j = 0; j < %d; ++j) l_%s[j] = d_%s[size_t(k) * %d + j];", b.size, b.name, b.name, b.size)
+			args = append(args, "l_"+b.name)
+		}
+		w.line("%s state;", e.sharedType("T"))
+		args = append(append(args, "state"), pcall...)
+		w.block(fmt.Sprintf("algorithms::%s<Robot>(%s, [&](auto first, auto end)", e.algorithm, strings.Join(args, ", ")), func() {
+			w.line("stores.template store_final_rows<%d, %d, index_of<decltype(first)>, index_of<decltype(end)>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
+				n, n, out.name, out.size, out.name)
+		}, ");")
+	})
+}
 
 // warpStores reports whether the entry's one-sample-per-thread kernel stages its outputs for coalesced
 // stores (WarpStores): every template entry but those whose NV³ outputs go straight to global memory.
@@ -458,21 +487,33 @@ func emitLadder(w *writer, e *entry, opt Options) {
 			w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
 			w.line("const WarpStores<T> stores(grid_smem);")
 			w.line("const int step = int(gridDim.x * blockDim.x);")
-			w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
-				w.line("const int k = base + stores.lane;")
-				var args []string
-				for _, b := range e.outputs {
-					w.line("T l_%s[%d];", b.name, b.size)
-					args = append(args, "l_"+b.name)
-				}
-				for _, b := range e.inputs {
-					args = append(args, fmt.Sprintf("d_%s + size_t(k) * %d", b.name, b.size))
-				}
-				w.line("if (k < num_samples) %s_thread<T>(%s);", e.name, strings.Join(append(args, pcall...), ", "))
-				for _, b := range e.outputs {
-					w.line("stores.template store<%d>(d_%s + size_t(base) * %d, l_%s, num_samples - base);", b.size, b.name, b.size, b.name)
-				}
-			})
+			atEnd := func() {
+				w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
+					w.line("const int k = base + stores.lane;")
+					var args []string
+					for _, b := range e.outputs {
+						w.line("T l_%s[%d];", b.name, b.size)
+						args = append(args, "l_"+b.name)
+					}
+					for _, b := range e.inputs {
+						args = append(args, fmt.Sprintf("d_%s + size_t(k) * %d", b.name, b.size))
+					}
+					w.line("if (k < num_samples) %s_thread<T>(%s);", e.name, strings.Join(append(args, pcall...), ", "))
+					for _, b := range e.outputs {
+						w.line("stores.template store<%d>(d_%s + size_t(base) * %d, l_%s, num_samples - base);", b.size, b.name, b.size, b.name)
+					}
+				})
+			}
+			if e.finalRows {
+				// GRID_THREAD_STORES_AT_END keeps the generic kernel, for comparison
+				w.line("#if defined(GRID_THREAD_STORES_AT_END)")
+				atEnd()
+				w.line("#else")
+				e.emitFinalRowsLoop(w, pcall)
+				w.line("#endif")
+			} else {
+				atEnd()
+			}
 			w.line("#endif")
 		})
 		w.blank()

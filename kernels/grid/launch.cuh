@@ -244,19 +244,28 @@ struct WarpStores : WarpStoreTile<T> {
     // Every thread of the warp calls it.
     template <int S>
     __device__ void store(T* dst, const T* src, int samples) const {
+        store_part<S, 0, S>(dst, src, samples);
+    }
+
+    // store for the elements [BEGIN, END) of each sample's S only (BEGIN a multiple of CHUNK, END one or S): for
+    // outputs that become final piece by piece, so that stored values need not stay live.
+    template <int S, int BEGIN, int END>
+    __device__ void store_part(T* dst, const T* src, int samples) const {
+        static_assert(0 <= BEGIN && BEGIN <= END && END <= S, "a part of the outputs");
+        static_assert(BEGIN % CHUNK == 0 && (END % CHUNK == 0 || END == S), "a part of whole 128-byte runs");
         if (lanes == 1) {  // a block of one thread (batch 1): nothing to coalesce
 #pragma unroll
-            for (int e = 0; e < S; ++e) dst[e] = src[e];
+            for (int e = BEGIN; e < END; ++e) dst[e] = src[e];
             return;
         }
         const int count = min(samples, lanes);
         const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
 #pragma unroll
-        for (int c0 = 0; c0 < S; c0 += CHUNK) {
-            const int w = min(CHUNK, S - c0);
+        for (int c0 = BEGIN; c0 < END; c0 += CHUNK) {
+            const int w = min(CHUNK, END - c0);
 #pragma unroll
             for (int i = 0; i < CHUNK; ++i)
-                if (c0 + i < S) tile[lane * PITCH + i] = src[c0 + i];
+                if (c0 + i < END) tile[lane * PITCH + i] = src[c0 + i];
             __syncwarp(mask);
             for (int t = lane; t < count * w; t += lanes) {
                 const int s = t / w, i = t - s * w;
@@ -265,6 +274,20 @@ struct WarpStores : WarpStoreTile<T> {
             __syncwarp(mask);
         }
     }
+
+    // For a ROWS × COLS row-major output whose rows become final from the last to the first: rows [FIRST, END)
+    // are final now (and every row after END before), so the 128-byte runs that hold only final values and were
+    // not stored by an earlier call are stored.
+    template <int ROWS, int COLS, int FIRST, int END>
+    __device__ void store_final_rows(T* dst, const T* src, int samples) const {
+        constexpr int S = ROWS * COLS;
+        constexpr int begin = round_up(FIRST * COLS) < S ? round_up(FIRST * COLS) : S;
+        constexpr int end = END == ROWS || round_up(END * COLS) > S ? S : round_up(END * COLS);
+        if constexpr (begin < end) store_part<S, begin, end>(dst, src, samples);
+    }
+
+  private:
+    __host__ __device__ static constexpr int round_up(int e) { return (e + CHUNK - 1) / CHUNK * CHUNK; }
 };
 
 #endif

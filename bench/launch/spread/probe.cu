@@ -3,8 +3,9 @@
 // with a C++17 compiler (-x c++) it checks aba_spread and aba_segments against aba_thread in float64 and
 // float32 on the host; under nvcc it checks them on the GPU (NaN-poisoned outputs) and times them and the
 // generated kernels at batch 1 (a CUDA graph of 20 launches, replayed) and ABA at batch 65536.
-// Options: PROBE_FLOAT_ONLY (skip float64), PROBE_MASS_MATRIX (also M at batch 65536; with
-// GRID_DIRECT_THREAD_STORES its thread kernel stores directly), SPREAD_CLOCK (clock64 at every barrier),
+// Options: PROBE_FLOAT_ONLY (skip float64), PROBE_MASS_MATRIX (also M at batch 65536, checked against the
+// sample-group kernel first; with GRID_DIRECT_THREAD_STORES its thread kernel stores directly, with
+// GRID_THREAD_STORES_AT_END it stages all of M before storing), SPREAD_CLOCK (clock64 at every barrier),
 // GRID_SPREAD_SHUFFLES (aba_segments' warp-shuffle variant).
 #include "grid.cuh"
 
@@ -316,10 +317,30 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
                         shape.threads_per_sample, shape.samples_per_block, median_us(st, 21, once));
             CHECK(cudaStreamDestroy(st));
         };
+        // The one-thread kernel against the sample-group kernel (another code path) on the check batch, whose
+        // 333 samples end in a part warp, every output NaN-poisoned first.
+        {
+            Device<T> dc(check);
+            std::vector<T> by_thread(size_t(check.n) * NV * NV), by_group(by_thread.size());
+            const auto run = [&](LaunchShape shape, std::vector<T>& out) {
+                CHECK(cudaMemset(M, 0xff, out.size() * sizeof(T)));
+                CHECK(mass_matrix_launch<T>(M, dc.q, check.n, 0, shape));
+                CHECK(cudaDeviceSynchronize());
+                CHECK(cudaMemcpy(out.data(), M, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+            };
+            run(LaunchShape{8, 16}, by_group);
+            for (const int block : {64, 96, 256}) {
+                run(LaunchShape{1, block}, by_thread);
+                std::printf("%s %s check mass_matrix 1x%d: max err %.3g against the 8x16 sample groups, %d samples\n",
+                            robot, precision, block, max_err(by_thread, by_group), check.n);
+            }
+        }
 #if defined(GRID_DIRECT_THREAD_STORES)
         const char* stores = "direct";
+#elif defined(GRID_THREAD_STORES_AT_END)
+        const char* stores = "warp-at-end";
 #else
-        const char* stores = "warp";
+        const char* stores = "warp-rows";
 #endif
         for (const int block : {64, 128, 256}) time_shape(stores, LaunchShape{1, block});
         // sample groups beside it (the generated mass_matrix_kernel at TIER_SHARED)

@@ -17,11 +17,20 @@ struct CrbaState {
     Spatial<T> F[R::NB];   // Ic·S of a one-degree-of-freedom joint, for the column pass (group scope)
 };
 
+// The default rows_final of mass_matrix: nothing to do as rows become final.
+struct IgnoreFinalRows {
+    template <class First, class End>
+    GLASS_HD void operator()(First, End) const {}
+};
+
 // M (NV × NV, row-major, exactly symmetric) from q (NQ). None is read back, and for an unrolled robot
 // every element is written exactly once: the body of the later joint of each pair writes both (a, b) and
 // (b, a), zero for joints that are not ancestor and descendant. M may be global memory.
-template <class R, typename T, class S>
-GLASS_HD void mass_matrix(const S& scope, T* M, const T* q, CrbaState<R, T>& st) {
+// rows_final(Index<first>{}, Index<end>{}) says that rows [first, end) of M hold their final values (and
+// every row after them already did): in thread scope on an unrolled robot as each body's rows complete, the
+// last rows first; otherwise once for all rows at the end. A caller staging M can store those rows early.
+template <class R, typename T, class S, class RowsFinal = IgnoreFinalRows>
+GLASS_HD void mass_matrix(const S& scope, T* M, const T* q, CrbaState<R, T>& st, RowsFinal&& rows_final = {}) {
     constexpr int NV = R::NV;
     // A body's columns need the poses of all its ancestors: every pose first.
     for_each_body<R>(scope, [&](auto i) {
@@ -78,6 +87,12 @@ GLASS_HD void mass_matrix(const S& scope, T* M, const T* q, CrbaState<R, T>& st)
         if constexpr (J::nv > 1 || !S::cooperative) {
             static_assert(J::nv == 1 || J::is_root, "a free-flyer joint is the root of the tree");
             static_for<J::nv>([&](auto k) { columns(i, k, inertia_subspace(j, Ic, k)); });
+            // Every joint after i was walked before (thread scope runs the bodies last first): i's rows
+            // are complete, from its columns and theirs.
+            if constexpr (!S::cooperative && !rolled_v<R>) {
+                constexpr int body = index_of<decltype(i)>;
+                rows_final(Index<J::v>{}, Index<(body + 1 < R::NB ? R::joint[body + 1].v : NV)>{});
+            }
         } else {
             st.F[i] = inertia_subspace(j, Ic, Index<0>{});
         }
@@ -87,6 +102,7 @@ GLASS_HD void mass_matrix(const S& scope, T* M, const T* q, CrbaState<R, T>& st)
             if constexpr (decltype(joint<R>(i))::nv == 1) columns(i, Index<0>{}, st.F[i]);
         });
     }
+    if constexpr (S::cooperative || rolled_v<R>) rows_final(Index<0>{}, Index<NV>{});
 }
 
 }  // namespace algorithms
