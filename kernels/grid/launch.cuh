@@ -253,25 +253,27 @@ struct WarpStores : WarpStoreTile<T> {
     __device__ void store_part(T* dst, const T* src, int samples) const {
         static_assert(0 <= BEGIN && BEGIN <= END && END <= S, "a part of the outputs");
         static_assert(BEGIN % CHUNK == 0 && (END % CHUNK == 0 || END == S), "a part of whole 128-byte runs");
+        // Unrolled, src's indices are constants and it can live in registers. Beyond MAX_UNROLLED_VALUES it
+        // cannot whatever the code, and unrolling costs the compiler minutes (a 120-body tree's mass matrix,
+        // 11449 values: over ten minutes against 40 s), so the loops stay loops.
+        constexpr bool unrolled = END - BEGIN <= MAX_UNROLLED_VALUES;
         if (lanes == 1) {  // a block of one thread (batch 1): nothing to coalesce
+            if constexpr (unrolled) {
 #pragma unroll
-            for (int e = BEGIN; e < END; ++e) dst[e] = src[e];
+                for (int e = BEGIN; e < END; ++e) dst[e] = src[e];
+            } else {
+                for (int e = BEGIN; e < END; ++e) dst[e] = src[e];
+            }
             return;
         }
         const int count = min(samples, lanes);
         const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+        if constexpr (unrolled) {
 #pragma unroll
-        for (int c0 = BEGIN; c0 < END; c0 += CHUNK) {
-            const int w = min(CHUNK, END - c0);
-#pragma unroll
-            for (int i = 0; i < CHUNK; ++i)
-                if (c0 + i < END) tile[lane * PITCH + i] = src[c0 + i];
-            __syncwarp(mask);
-            for (int t = lane; t < count * w; t += lanes) {
-                const int s = t / w, i = t - s * w;
-                dst[size_t(s) * S + c0 + i] = tile[s * PITCH + i];
-            }
-            __syncwarp(mask);
+            for (int c0 = BEGIN; c0 < END; c0 += CHUNK) store_run<S, END>(dst, src, c0, count, mask);
+        } else {
+#pragma unroll 1
+            for (int c0 = BEGIN; c0 < END; c0 += CHUNK) store_run<S, END>(dst, src, c0, count, mask);
         }
     }
 
@@ -287,7 +289,23 @@ struct WarpStores : WarpStoreTile<T> {
     }
 
   private:
+    static constexpr int MAX_UNROLLED_VALUES = 4096;
     __host__ __device__ static constexpr int round_up(int e) { return (e + CHUNK - 1) / CHUNK * CHUNK; }
+
+    // The run of elements [c0, min(c0 + CHUNK, END)) of the warp's first `count` samples, through the tile.
+    template <int S, int END>
+    __device__ __forceinline__ void store_run(T* dst, const T* src, int c0, int count, unsigned mask) const {
+        const int w = min(CHUNK, END - c0);
+#pragma unroll
+        for (int i = 0; i < CHUNK; ++i)
+            if (c0 + i < END) tile[lane * PITCH + i] = src[c0 + i];
+        __syncwarp(mask);
+        for (int t = lane; t < count * w; t += lanes) {
+            const int s = t / w, i = t - s * w;
+            dst[size_t(s) * S + c0 + i] = tile[s * PITCH + i];
+        }
+        __syncwarp(mask);
+    }
 };
 
 #endif
