@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
-	"github.com/grid-rbd/grid-rbd/codegen/model"
-	"github.com/grid-rbd/grid-rbd/codegen/urdf"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 )
 
@@ -25,10 +23,7 @@ func TestMassMatrixReportsFinalRows(t *testing.T) {
 	for _, tr := range append(testrobots.WithExampleRobots(t), testrobots.Large(t)...) {
 		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
-			r, err := model.Load(tr.Path, urdf.Options{}, model.Options{FreeFlyer: tr.FreeFlyer})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := loadTestRobot(t, tr)
 			out, err := emit.Generate(r, emit.Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -350,10 +350,7 @@ func TestHostBuildMatchesReference(t *testing.T) {
 		for _, tr := range testrobots.WithExampleRobots(t) {
 			t.Run(tr.Name, func(t *testing.T) {
 				t.Parallel()
-				r, err := model.Load(tr.Path, urdf.Options{}, model.Options{FreeFlyer: tr.FreeFlyer})
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := loadTestRobot(t, tr)
 				if testrobots.IsLong(r.NV) {
 					testrobots.SkipLong(t, tr.Name)
 				}
@@ -399,10 +396,7 @@ func TestRolledHostBuildMatchesReference(t *testing.T) {
 	for _, tr := range append(testrobots.WithExampleRobots(t), testrobots.Large(t)...) {
 		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
-			r, err := model.Load(tr.Path, urdf.Options{}, model.Options{FreeFlyer: tr.FreeFlyer})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := loadTestRobot(t, tr)
 			r.Gravity = testGravity
 			opt := emit.Options{Roll: emit.RollAlways}
 			errs, cond, m := hostErrors(t, r, opt)
@@ -431,4 +425,15 @@ func TestRolledHostBuildMatchesReference(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadTestRobot loads a test robot as its roster entry says (fixed or floating base), failing the test if
+// it cannot.
+func loadTestRobot(t *testing.T, tr testrobots.Robot) *model.Robot {
+	t.Helper()
+	r, err := model.Load(tr.Path, urdf.Options{}, model.Options{FreeFlyer: tr.FreeFlyer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/grid-rbd/grid-rbd/codegen/emit"
-	"github.com/grid-rbd/grid-rbd/codegen/model"
-	"github.com/grid-rbd/grid-rbd/codegen/urdf"
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 )
 
@@ -23,10 +21,7 @@ func TestEveryTierCompilesOnHost(t *testing.T) {
 	for _, tr := range testrobots.All(t) {
 		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
-			r, err := model.Load(tr.Path, urdf.Options{}, model.Options{FreeFlyer: tr.FreeFlyer})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := loadTestRobot(t, tr)
 			out, err := emit.Generate(r, emit.Options{})
 			if err != nil {
 				t.Fatal(err)
