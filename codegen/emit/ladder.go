@@ -238,7 +238,7 @@ func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
 		w.line("%s state;", e.sharedType("T"))
 		args = append(append(args, "state"), pcall...)
 		w.block(fmt.Sprintf("algorithms::%s<Robot>(%s, [&](auto first, auto end)", e.algorithm, strings.Join(args, ", ")), func() {
-			w.line("stores.template store_final_rows<%d, %d, index_of<decltype(first)>, index_of<decltype(end)>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
+			w.line("stores.template store_final_rows<%d, %d, index_of<decltype(first)>, index_of<decltype(end)>, !rolled_v<Robot>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
 				n, n, out.name, out.size, out.name)
 		}, ");")
 	})
@@ -500,7 +500,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 					}
 					w.line("if (k < num_samples) %s_thread<T>(%s);", e.name, strings.Join(append(args, pcall...), ", "))
 					for _, b := range e.outputs {
-						w.line("stores.template store<%d>(d_%s + size_t(base) * %d, l_%s, num_samples - base);", b.size, b.name, b.size, b.name)
+						w.line("stores.template store<%d, !rolled_v<Robot>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);", b.size, b.name, b.size, b.name)
 					}
 				})
 			}

@@ -242,23 +242,23 @@ struct WarpStores : WarpStoreTile<T> {
 
     // dst[s·S + e] = lane s's src[e] for the warp's first `samples` lanes (dst: the warp's first sample).
     // Every thread of the warp calls it.
-    template <int S>
+    // UNROLLED unrolls the loops over the values, so that src's indices are constants and src can live in
+    // registers (an unrolled robot's arrays); a rolled robot's arrays are indexed at run time anyway, and
+    // unrolling their stores costs the compiler minutes (a 120-body tree's mass matrix, 11449 values: over
+    // ten minutes against 44 s).
+    template <int S, bool UNROLLED = true>
     __device__ void store(T* dst, const T* src, int samples) const {
-        store_part<S, 0, S>(dst, src, samples);
+        store_part<S, 0, S, UNROLLED>(dst, src, samples);
     }
 
     // store for the elements [BEGIN, END) of each sample's S only (BEGIN a multiple of CHUNK, END one or S): for
     // outputs that become final piece by piece, so that stored values need not stay live.
-    template <int S, int BEGIN, int END>
+    template <int S, int BEGIN, int END, bool UNROLLED = true>
     __device__ void store_part(T* dst, const T* src, int samples) const {
         static_assert(0 <= BEGIN && BEGIN <= END && END <= S, "a part of the outputs");
         static_assert(BEGIN % CHUNK == 0 && (END % CHUNK == 0 || END == S), "a part of whole 128-byte runs");
-        // Unrolled, src's indices are constants and it can live in registers. Beyond MAX_UNROLLED_VALUES it
-        // cannot whatever the code, and unrolling costs the compiler minutes (a 120-body tree's mass matrix,
-        // 11449 values: over ten minutes against 40 s), so the loops stay loops.
-        constexpr bool unrolled = END - BEGIN <= MAX_UNROLLED_VALUES;
         if (lanes == 1) {  // a block of one thread (batch 1): nothing to coalesce
-            if constexpr (unrolled) {
+            if constexpr (UNROLLED) {
 #pragma unroll
                 for (int e = BEGIN; e < END; ++e) dst[e] = src[e];
             } else {
@@ -268,7 +268,7 @@ struct WarpStores : WarpStoreTile<T> {
         }
         const int count = min(samples, lanes);
         const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
-        if constexpr (unrolled) {
+        if constexpr (UNROLLED) {
 #pragma unroll
             for (int c0 = BEGIN; c0 < END; c0 += CHUNK) store_run<S, END>(dst, src, c0, count, mask);
         } else {
@@ -280,16 +280,15 @@ struct WarpStores : WarpStoreTile<T> {
     // For a ROWS × COLS row-major output whose rows become final from the last to the first: rows [FIRST, END)
     // are final now (and every row after END before), so the 128-byte runs that hold only final values and were
     // not stored by an earlier call are stored.
-    template <int ROWS, int COLS, int FIRST, int END>
+    template <int ROWS, int COLS, int FIRST, int END, bool UNROLLED = true>
     __device__ void store_final_rows(T* dst, const T* src, int samples) const {
         constexpr int S = ROWS * COLS;
         constexpr int begin = round_up(FIRST * COLS) < S ? round_up(FIRST * COLS) : S;
         constexpr int end = END == ROWS || round_up(END * COLS) > S ? S : round_up(END * COLS);
-        if constexpr (begin < end) store_part<S, begin, end>(dst, src, samples);
+        if constexpr (begin < end) store_part<S, begin, end, UNROLLED>(dst, src, samples);
     }
 
   private:
-    static constexpr int MAX_UNROLLED_VALUES = 4096;
     __host__ __device__ static constexpr int round_up(int e) { return (e + CHUNK - 1) / CHUNK * CHUNK; }
 
     // The run of elements [c0, min(c0 + CHUNK, END)) of the warp's first `count` samples, through the tile.
