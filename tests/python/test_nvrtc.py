@@ -14,14 +14,13 @@ from support import FakeRTCLibrary, cubin_arch
 @pytest.mark.parametrize(
     ("robot", "kernels"),
     [
-        # a fixed base: forward dynamics, the mass matrix and the inverse-dynamics derivatives, both forms
+        # a fixed base: forward dynamics, the mass matrix (its one-thread kernel stores rows as they become
+        # final) and the inverse-dynamics derivatives, both forms
         ("iiwa", ["grid::aba_kernel<float, grid::TIER_SHARED>", "grid::aba_thread_kernel<float>",
-                  "grid::mass_matrix_kernel<double, grid::TIER_LITE>",
+                  "grid::mass_matrix_kernel<double, grid::TIER_LITE>", "grid::mass_matrix_thread_kernel<float>",
                   "grid::inverse_dynamics_gradient_thread_kernel<float>"]),
-        # a floating base (quaternion joint), at the tier that spills to the workspace; the mass matrix's
-        # one-thread kernel, which stores rows as they become final
-        ("go2", ["grid::inverse_dynamics_kernel<double, grid::TIER_MINIMAL>", "grid::frame_poses_thread_kernel<float>",
-                 "grid::mass_matrix_thread_kernel<float>"]),
+        # a floating base (quaternion joint), at the tier that spills to the workspace
+        ("go2", ["grid::inverse_dynamics_kernel<double, grid::TIER_MINIMAL>", "grid::frame_poses_thread_kernel<float>"]),
     ],
 )
 def test_kernels_compile_for_sm90(robot, kernels):
