@@ -41,10 +41,10 @@ type entry struct {
 	// output element exactly once and never reads one back) instead of staging them in local arrays:
 	// outputs too large to stay in registers.
 	directOutputs bool
-	// finalRows has the one-sample-per-thread kernel store its only output, a square row-major matrix, as the
-	// template reports rows final (a rows_final callback, last rows first), so that the warp's stores free
-	// registers during the sample rather than holding every element to the end: a large robot's NV² outputs
-	// do not fit in registers.
+	// finalRows has the one-sample-per-thread kernel store its outputs, square row-major matrices, as the
+	// template reports rows final (a rows_final callback, last rows first; FinalBands), so that the warp's
+	// stores free registers during the sample rather than holding every element to the end: a large robot's
+	// NV² outputs do not fit in registers.
 	finalRows bool
 	// phasedThreadLaunch, when set, writes the body of `<name>_launch` for threads_per_sample == 1 (it must
 	// return): the algorithm's phases as separate launches of other entry points instead of the fused
@@ -221,15 +221,17 @@ func emitThread(w *writer, e *entry) {
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
 
 // emitFinalRowsLoop writes the sample loop of a finalRows entry's one-sample-per-thread kernel: the template
-// runs in the kernel itself, and its rows_final callback stores the runs of the output that became final.
+// runs in the kernel itself, and its rows_final callback stores what became final of each output
+// (schedule.cuh's FinalBands, launch.cuh's FinalBandStores).
 func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
-	out := e.outputs[0]
-	n := out.shape[0]
 	w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
 		w.line("// every lane runs a sample (past the batch's end the last one again): the whole warp takes part in each store")
 		w.line("const int k = min(base + stores.lane, num_samples - 1);")
-		w.line("T l_%s[%d];", out.name, out.size)
-		args := []string{"ThreadScope{}", "l_" + out.name}
+		args := []string{"ThreadScope{}"}
+		for _, b := range e.outputs {
+			w.line("T l_%s[%d];", b.name, b.size)
+			args = append(args, "l_"+b.name)
+		}
 		for _, b := range e.inputs {
 			w.line("T l_%s[%d];", b.name, b.size)
 			w.line("for (int j = 0; j < %d; ++j) l_%s[j] = d_%s[size_t(k) * %d + j];", b.size, b.name, b.name, b.size)
@@ -238,8 +240,11 @@ func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
 		w.line("%s state;", e.sharedType("T"))
 		args = append(append(args, "state"), pcall...)
 		w.block(fmt.Sprintf("algorithms::%s<Robot>(%s, [&](auto first, auto end)", e.algorithm, strings.Join(args, ", ")), func() {
-			w.line("stores.template store_final_rows<%d, %d, index_of<decltype(first)>, index_of<decltype(end)>, !rolled_v<Robot>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
-				n, n, out.name, out.size, out.name)
+			w.line("using Bands = FinalBands<Robot, index_of<decltype(first)>>;")
+			for _, out := range e.outputs {
+				w.line("stores.template store_final_band<%d, index_of<decltype(first)>, index_of<decltype(end)>, Bands::columns, Bands::cut, !rolled_v<Robot>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
+					out.shape[0], out.name, out.size, out.name)
+			}
 		}, ");")
 	})
 }

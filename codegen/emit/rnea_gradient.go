@@ -32,6 +32,8 @@ func emitInverseDynamicsGradient(g *gen) {
 		shared:    "RneaGradientState",
 		// every element is written once, straight from the template
 		directOutputs: true,
+		// the rows of both complete one body at a time (rnea_gradient.cuh's rows_final)
+		finalRows: true,
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

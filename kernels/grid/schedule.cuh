@@ -56,6 +56,28 @@ GLASS_HD void rolled_sweep(const S& s, F& f) {
 }
 }  // namespace schedule_detail
 
+// An array of an algorithm's state where its scope wants it: the caller's (`st.x`) in group scope, where it
+// is the group's scratch that its threads share, and for a rolled robot; an array of its own in thread scope
+// on an unrolled robot. The compiler keeps a local aggregate in registers only up to a size: the whole state
+// of a large robot is past it (atlas's ABA state went to an 8.5 KB stack frame, every access to local
+// memory) while each array alone is not.
+template <class A, bool OWN>
+struct ScopeArray {
+    A& a;
+    GLASS_HD explicit ScopeArray(A& caller) : a(caller) {}
+    GLASS_HD A& get() { return a; }
+};
+template <class A>
+struct ScopeArray<A, true> {
+    A a;
+    GLASS_HD explicit ScopeArray(A&) {}
+    GLASS_HD A& get() { return a; }
+};
+
+// Whether an algorithm in scope S on robot R keeps its state arrays as ScopeArrays of their own.
+template <class R, class S>
+constexpr bool own_arrays = !S::cooperative && !rolled_v<R>;
+
 // Bodies parents first. Ends with a barrier in GroupScope.
 template <class R, class S, class F>
 GLASS_HD void forward_sweep(const S& s, F&& f) {
@@ -134,6 +156,49 @@ GLASS_HD constexpr int child_at(int i, int k) {
         if (R::joint[j].parent == i && k-- == 0) return j;
     return -1;
 }
+
+// The default rows_final of the templates that report rows of a matrix output final: nothing to do.
+struct IgnoreFinalRows {
+    template <class First, class End>
+    GLASS_HD void operator()(First, End) const {}
+};
+
+// Where a caller storing an NV × NV output as it becomes final cuts it into bands: the outputs of templates
+// whose thread-scope backward sweep (bodies last first, unrolled robot) has each body write its rows and,
+// against its columns, the rows of the bodies before it (M of crba.cuh, ∂τ of rnea_gradient.cuh). Once the
+// rows [FIRST, END) of a body are reported final, so is every entry [r, c] with max(r, c) ≥ FIRST. Whole
+// rows alone would keep the columns of every later body live in the rows of its ancestors until those are
+// final: a free-flyer's six rows hold a value of every column to the end. So at the first body of each branch
+// (a body with a sibling) the band's columns of the rows above are stored too (`cut`); `columns` is where the
+// last cut was (NV before the first): the rows' part from there on is stored already. A chain has no cut and
+// stores whole rows (launch.cuh's FinalBandStores).
+template <class R, int FIRST>
+struct FinalBands {
+    static constexpr int NV = R::NV;
+    GLASS_HD static constexpr bool cuts_at(int body) {
+        if constexpr (rolled_v<R>) {
+            return false;
+        } else {
+            return R::joint[body].parent >= 0 && child_count<R>(R::joint[body].parent) > 1;
+        }
+    }
+    GLASS_HD static constexpr int body_at_column(int v) {
+        int body = 0;
+        if constexpr (!rolled_v<R>)
+            for (int b = 0; b < R::NB; ++b)
+                if (R::joint[b].v == v) body = b;
+        return body;
+    }
+    GLASS_HD static constexpr int columns_before() {
+        int c = NV;
+        if constexpr (!rolled_v<R>)
+            for (int b = R::NB - 1; b > body_at_column(FIRST); --b)
+                if (cuts_at(b)) c = R::joint[b].v;
+        return c;
+    }
+    static constexpr bool cut = cuts_at(body_at_column(FIRST));
+    static constexpr int columns = columns_before();
+};
 
 // Calls f(c) for every child c of body i: Index<c>{} for an unrolled robot, the plain body number for a
 // rolled one.

@@ -32,12 +32,26 @@ struct AbaState {
 template <class R, typename T, class S>
 GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau, AbaState<R, T>& st,
                   Vec3<T> gravity) {
-    auto& pose = st.pose;
-    auto& c = st.c;
-    auto& pA = st.pA;
-    auto& U = st.U;
-    auto& dinv = st.dinv;
-    auto& u = st.u;
+    constexpr bool own = own_arrays<R, S>;
+    ScopeArray<decltype(st.pose), own> pose_(st.pose);
+    ScopeArray<decltype(st.v), own> v_(st.v);
+    ScopeArray<decltype(st.c), own> c_(st.c);
+    ScopeArray<decltype(st.pA), own> pA_(st.pA);
+    ScopeArray<decltype(st.IA_up), own> IA_up_(st.IA_up);
+    ScopeArray<decltype(st.pA_up), own> pA_up_(st.pA_up);
+    ScopeArray<decltype(st.U), own> U_(st.U);
+    ScopeArray<decltype(st.dinv), own> dinv_(st.dinv);
+    ScopeArray<decltype(st.u), own> u_(st.u);
+    auto& pose = pose_.get();
+    auto& vel = v_.get();
+    auto& c = c_.get();
+    auto& pA = pA_.get();
+    auto& IA_up = IA_up_.get();
+    auto& pA_up = pA_up_.get();
+    auto& U = U_.get();
+    auto& dinv = dinv_.get();
+    auto& u = u_.get();
+    Sym6<T>& root_IA = st.root_IA;
 
     forward_sweep<R>(scope, [&](auto i) {
         const auto j = joint<R>(i);
@@ -45,24 +59,31 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
         pose[i] = joint_pose(j, q + j.q);
         const Spatial<T> vj = subspace_apply(j, qd + j.v);
         Spatial<T> v = vj;
-        if constexpr (!J::is_root) v = joint_motion_to_body(j, pose[i], st.v[j.parent]) + vj;
+        if constexpr (!J::is_root) v = joint_motion_to_body(j, pose[i], vel[j.parent]) + vj;
         c[i] = motion_cross(v, vj);
         pA[i] = force_cross(v, inertia_apply(j, v));
-        st.v[i] = v;
+        vel[i] = v;
     });
 
     backward_sweep<R>(scope, [&](auto i) {
         const auto j = joint<R>(i);
         using J = decltype(j);
-        Sym6<T> IA = body_inertia<T>(j);
+        Sym6<T> IA;
         Spatial<T> p = pA[i];
-        for_each_child<R>(i, [&](auto ch) {
-            add_to(IA, st.IA_up[ch]);
-            p = p + st.pA_up[ch];
-        });
+        if constexpr (!own) {
+            IA = body_inertia<T>(j);
+            for_each_child<R>(i, [&](auto ch) {
+                add_to(IA, IA_up[ch]);
+                p = p + pA_up[ch];
+            });
+        } else if constexpr (child_count<R>(index_of<decltype(i)>) > 0) {  // the children added theirs already
+            IA = IA_up[i];
+        } else {
+            IA = body_inertia<T>(j);
+        }
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             static_assert(J::is_root, "a free-flyer joint is the root of the tree");
-            st.root_IA = IA;
+            root_IA = IA;
             pA[i] = p;
         } else {
             U[i] = apply(IA, subspace_column<T>(j));
@@ -71,8 +92,16 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
             if constexpr (!J::is_root) {
                 const Sym6<T> Ia = rank1_remove(IA, U[i], dinv[i]);
                 const Spatial<T> pa = p + apply(Ia, c[i]) + (dinv[i] * u[i]) * U[i];
-                st.IA_up[i] = joint_inertia_to_parent(j, pose[i], Ia);
-                st.pA_up[i] = joint_force_to_parent(j, pose[i], pa);
+                if constexpr (own) {
+                    constexpr int parent = J::parent;
+                    if constexpr (child_at<R>(parent, child_count<R>(parent) - 1) == index_of<decltype(i)>)  // first to run
+                        IA_up[parent] = body_inertia<T>(joint<R>(Index<parent>{}));
+                    add_to(IA_up[parent], joint_inertia_to_parent(j, pose[i], Ia));
+                    pA[parent] = pA[parent] + joint_force_to_parent(j, pose[i], pa);
+                } else {
+                    IA_up[i] = joint_inertia_to_parent(j, pose[i], Ia);
+                    pA_up[i] = joint_force_to_parent(j, pose[i], pa);
+                }
             }
         }
     });
@@ -86,12 +115,12 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
             a0.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
             a = joint_motion_to_body(j, pose[i], a0) + c[i];
         } else {
-            a = joint_motion_to_body(j, pose[i], st.v[j.parent]) + c[i];
+            a = joint_motion_to_body(j, pose[i], vel[j.parent]) + c[i];
         }
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             // x = IA⁻¹·(S·τ − pA − IA·a'), qdd = Sᵀ·x, a = a' + x
-            const Spatial<T> rhs = subspace_apply(j, tau + j.v) - pA[i] - apply(st.root_IA, a);
-            const Spatial<T> x = solve_spd(st.root_IA, rhs);
+            const Spatial<T> rhs = subspace_apply(j, tau + j.v) - pA[i] - apply(root_IA, a);
+            const Spatial<T> x = solve_spd(root_IA, rhs);
             subspace_project(j, x, qdd + j.v);
             a = a + x;
         } else {
@@ -99,7 +128,7 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
             qdd[j.v] = x;
             a = a + subspace_apply(j, &x);
         }
-        st.v[i] = a;
+        vel[i] = a;
     });
 }
 

@@ -44,15 +44,42 @@ struct RneaGradientState {
 
 // dtau_dq and dtau_dqd: [NV, NV] row-major, row = τ index, column = tangent direction. Each is T* or any
 // type whose out[k] = x stores entry k (the second-order algorithms pass sinks that keep a derivative part).
-template <class R, typename T, class S, class OutQ, class OutQD>
+// rows_final(Index<first>{}, Index<end>{}) says that rows [first, end) of both hold their final values, and
+// every entry [r, c] with max(r, c) ≥ first (FinalBands): in thread scope on an unrolled robot as each body's
+// rows complete, the last rows first; otherwise once for all rows at the end.
+template <class R, typename T, class S, class OutQ, class OutQD, class RowsFinal = IgnoreFinalRows>
 GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau_dqd, const T* q, const T* qd,
-                                        const T* qdd, RneaGradientState<R, T>& st, Vec3<T> gravity) {
+                                        const T* qdd, RneaGradientState<R, T>& st, Vec3<T> gravity,
+                                        RowsFinal&& rows_final = {}) {
     if constexpr (directions_capable<R, S> && std::is_same_v<OutQ, T*> && std::is_same_v<OutQD, T*>) {
         if (directions_group(scope, 2 * R::NV)) {  // a direction per thread
             inverse_dynamics_gradient_by_directions<R>(scope, dtau_dq, dtau_dqd, q, qd, qdd, gravity);
             return;
         }
     }
+    // One thread on an unrolled robot keeps each array an object of its own (ScopeArray) and adds a body's
+    // composites to its parent's as soon as they are complete, so that fewer values stay live.
+    constexpr bool own = own_arrays<R, S>;
+    ScopeArray<decltype(st.W), own> W_(st.W);
+    ScopeArray<decltype(st.v), own> v_(st.v);
+    ScopeArray<decltype(st.a), own> a_(st.a);
+    ScopeArray<decltype(st.S), own> S_(st.S);
+    ScopeArray<decltype(st.w), own> w_(st.w);
+    ScopeArray<decltype(st.c), own> c_(st.c);
+    ScopeArray<decltype(st.d), own> d_(st.d);
+    ScopeArray<decltype(st.Y), own> Y_(st.Y);
+    ScopeArray<decltype(st.B), own> B_(st.B);
+    ScopeArray<decltype(st.F), own> F_(st.F);
+    auto& Wb = W_.get();
+    auto& vb = v_.get();
+    auto& ab = a_.get();
+    auto& Sc = S_.get();
+    auto& wc = w_.get();
+    auto& cc = c_.get();
+    auto& dc = d_.get();
+    auto& Yb = Y_.get();
+    auto& Bb = B_.get();
+    auto& Fb = F_.get();
     // A rolled robot zeroes the outputs first (the columns off each body's path are not known at compile
     // time) and then writes the path entries.
     if constexpr (rolled_v<R>) {
@@ -67,93 +94,114 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         const JointPose<T> pose = joint_pose(jt, q + jt.q);
         Spatial<T> vp = zero_spatial<T>(), ap = zero_spatial<T>();
         if constexpr (J::is_root) {
-            st.W[i] = world_pose(jt, pose, WorldPose<T>{});
+            Wb[i] = world_pose(jt, pose, WorldPose<T>{});
             ap.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
         } else {
-            st.W[i] = world_pose(jt, pose, st.W[jt.parent]);
-            vp = st.v[jt.parent];
-            ap = st.a[jt.parent];
+            Wb[i] = world_pose(jt, pose, Wb[jt.parent]);
+            vp = vb[jt.parent];
+            ap = ab[jt.parent];
         }
         Spatial<T> vj = zero_spatial<T>(), aj = zero_spatial<T>();
         static_for<J::nv>([&](auto k) {
-            const Spatial<T> s = world_subspace(jt, st.W[i], k);
-            st.S[jt.v + k] = s;
+            const Spatial<T> s = world_subspace(jt, Wb[i], k);
+            Sc[jt.v + k] = s;
             vj = vj + qd[jt.v + k] * s;
             aj = aj + qdd[jt.v + k] * s;
         });
         const Spatial<T> v = vp + vj;
-        st.v[i] = v;
-        st.a[i] = ap + aj + motion_cross(v, vj);
+        vb[i] = v;
+        ab[i] = ap + aj + motion_cross(v, vj);
         static_for<J::nv>([&](auto k) {
-            const Spatial<T>& s = st.S[jt.v + k];
+            const Spatial<T>& s = Sc[jt.v + k];
             const Spatial<T> w = motion_cross(s, vp);
-            st.w[jt.v + k] = w;
-            st.c[jt.v + k] = motion_cross(s, ap) - motion_cross(w, vp);
-            st.d[jt.v + k] = motion_cross(v, s) - w;
+            wc[jt.v + k] = w;
+            cc[jt.v + k] = motion_cross(s, ap) - motion_cross(w, vp);
+            dc[jt.v + k] = motion_cross(v, s) - w;
         });
-        const RigidInertia<T> Y = inertia_to_world(jt, st.W[i]);
+        const RigidInertia<T> Y = inertia_to_world(jt, Wb[i]);
         const Coriolis<T> B = coriolis(Y, v);
-        st.Y[i] = Y;
-        st.B[i] = B;
-        st.F[i] = apply(Y, st.a[i]) + force_cross(v, B.momentum);
+        Yb[i] = Y;
+        Bb[i] = B;
+        Fb[i] = apply(Y, ab[i]) + force_cross(v, B.momentum);
     });
 
     backward_sweep<R>(scope, [&](auto i) {
         const auto jt = joint<R>(i);
         using J = decltype(jt);
-        RigidInertia<T> Y = st.Y[i];
-        Coriolis<T> B = st.B[i];
-        Spatial<T> F = st.F[i];
-        for_each_child<R>(i, [&](auto c) {
-            add_to(Y, st.Y[c]);
-            add_to(B, st.B[c]);
-            F = F + st.F[c];
-        });
-        // rows of this joint: zeros against the columns of joints on other branches (its descendants'
-        // steps fill the columns below it), then the columns of its ancestors and itself
+        RigidInertia<T> Y = Yb[i];
+        Coriolis<T> B = Bb[i];
+        Spatial<T> F = Fb[i];
+        if constexpr (!own) {  // one thread added the children's composites as they were complete
+            for_each_child<R>(i, [&](auto c) {
+                add_to(Y, Yb[c]);
+                add_to(B, Bb[c]);
+                F = F + Fb[c];
+            });
+        }
+        // an unrolled robot's zeros: this joint's rows against the columns of earlier joints on other branches,
+        // and their rows against its columns (the later joint of each pair writes both)
+        if constexpr (!rolled_v<R>) {
+            constexpr int body = index_of<decltype(i)>;
+            static_for<body>([&](auto e) {
+                using E = JointAt<R, e>;
+                if constexpr (!is_ancestor_or_self<R>(E::index, body)) {
+                    static_for<J::nv>([&](auto k) {
+                        static_for<E::nv>([&](auto m) {
+                            const int row = J::v + k, col = E::v + m;
+                            dtau_dq[row * R::NV + col] = T(0);
+                            dtau_dqd[row * R::NV + col] = T(0);
+                            dtau_dq[col * R::NV + row] = T(0);
+                            dtau_dqd[col * R::NV + row] = T(0);
+                        });
+                    });
+                }
+            });
+        }
+        // rows of this joint against the columns of its ancestors and itself (its descendants' steps filled
+        // the columns below it)
         static_for<J::nv>([&](auto k) {
             const int row = jt.v + k;
-            if constexpr (!rolled_v<R>) {
-                static_for<R::NB>([&](auto j) {
-                    constexpr int body = index_of<decltype(i)>;
-                    if constexpr (!is_ancestor_or_self<R>(j, body) && !is_ancestor_or_self<R>(body, j)) {
-                        static_for<JointAt<R, j>::nv>([&](auto m) {
-                            dtau_dq[row * R::NV + JointAt<R, j>::v + m] = T(0);
-                            dtau_dqd[row * R::NV + JointAt<R, j>::v + m] = T(0);
-                        });
-                    }
-                });
-            }
-            const Spatial<T> u = apply(Y, st.S[row]);
-            const Spatial<T> beta = apply_t(B, st.S[row]);
+            const Spatial<T> u = apply(Y, Sc[row]);
+            const Spatial<T> beta = apply_t(B, Sc[row]);
             for_each_ancestor<R, true>(i, [&](auto j) {
                 const auto ja = joint<R>(j);
                 static_for<decltype(ja)::nv>([&](auto m) {
                     const int col = ja.v + m;
-                    dtau_dq[row * R::NV + col] = -(dot(u, st.c[col]) + dot(beta, st.w[col]));
-                    dtau_dqd[row * R::NV + col] = dot(u, st.d[col]) + dot(beta, st.S[col]);
+                    dtau_dq[row * R::NV + col] = -(dot(u, cc[col]) + dot(beta, wc[col]));
+                    dtau_dqd[row * R::NV + col] = dot(u, dc[col]) + dot(beta, Sc[col]);
                 });
             });
         });
         // rows of its strict ancestors against this joint's columns
         static_for<J::nv>([&](auto m) {
             const int col = jt.v + m;
-            const Spatial<T>& s = st.S[col];
-            const Spatial<T> yq = force_cross(s, F) - apply(Y, st.c[col]) - apply(B, st.w[col]);
-            const Spatial<T> yqd = apply(Y, st.d[col]) + apply(B, s);
+            const Spatial<T>& s = Sc[col];
+            const Spatial<T> yq = force_cross(s, F) - apply(Y, cc[col]) - apply(B, wc[col]);
+            const Spatial<T> yqd = apply(Y, dc[col]) + apply(B, s);
             for_each_ancestor<R, false>(i, [&](auto j) {
                 const auto ja = joint<R>(j);
                 static_for<decltype(ja)::nv>([&](auto k) {
                     const int row = ja.v + k;
-                    dtau_dq[row * R::NV + col] = dot(st.S[row], yq);
-                    dtau_dqd[row * R::NV + col] = dot(st.S[row], yqd);
+                    dtau_dq[row * R::NV + col] = dot(Sc[row], yq);
+                    dtau_dqd[row * R::NV + col] = dot(Sc[row], yqd);
                 });
             });
         });
-        st.Y[i] = Y;
-        st.B[i] = B;
-        st.F[i] = F;
+        if constexpr (own) {
+            if constexpr (!J::is_root) {
+                add_to(Yb[jt.parent], Y);
+                add_to(Bb[jt.parent], B);
+                Fb[jt.parent] = Fb[jt.parent] + F;
+            }
+            constexpr int body = index_of<decltype(i)>;
+            rows_final(Index<J::v>{}, Index<(body + 1 < R::NB ? R::joint[body + 1].v : R::NV)>{});
+        } else {
+            Yb[i] = Y;
+            Bb[i] = B;
+            Fb[i] = F;
+        }
     });
+    if constexpr (!own) rows_final(Index<0>{}, Index<R::NV>{});
 }
 
 }  // namespace algorithms
