@@ -42,7 +42,7 @@ type entry struct {
 	// outputs too large to stay in registers.
 	directOutputs bool
 	// finalRows has the one-sample-per-thread kernel store its outputs, square row-major matrices, as the
-	// template reports rows final (a rows_final callback, last rows first; FinalBands), so that the warp's
+	// template reports rows final (a rows_final callback, last rows first), so that the warp's
 	// stores free registers during the sample rather than holding every element to the end: a large robot's
 	// NV² outputs do not fit in registers.
 	finalRows bool
@@ -221,8 +221,7 @@ func emitThread(w *writer, e *entry) {
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
 
 // emitFinalRowsLoop writes the sample loop of a finalRows entry's one-sample-per-thread kernel: the template
-// runs in the kernel itself, and its rows_final callback stores what became final of each output
-// (schedule.cuh's FinalBands, launch.cuh's FinalBandStores).
+// runs in the kernel itself, and its rows_final callback stores the runs of each output that became final.
 func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
 	w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
 		w.line("// every lane runs a sample (past the batch's end the last one again): the whole warp takes part in each store")
@@ -240,10 +239,9 @@ func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
 		w.line("%s state;", e.sharedType("T"))
 		args = append(append(args, "state"), pcall...)
 		w.block(fmt.Sprintf("algorithms::%s<Robot>(%s, [&](auto first, auto end)", e.algorithm, strings.Join(args, ", ")), func() {
-			w.line("using Bands = FinalBands<Robot, index_of<decltype(first)>>;")
 			for _, out := range e.outputs {
-				w.line("stores.template store_final_band<%d, index_of<decltype(first)>, index_of<decltype(end)>, Bands::columns, Bands::cut, !rolled_v<Robot>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
-					out.shape[0], out.name, out.size, out.name)
+				w.line("stores.template store_final_rows<%d, %d, index_of<decltype(first)>, index_of<decltype(end)>, !rolled_v<Robot>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
+					out.shape[0], out.shape[1], out.name, out.size, out.name)
 			}
 		}, ");")
 	})

@@ -219,27 +219,6 @@ constexpr size_t thread_store_smem_bytes(int threads) {
 #endif
 }
 
-// A block of a sample's row-major outputs: rows [r0, r1) × columns [c0, c1) of `row` values a row. A range of
-// the whole output is one row as long as the output.
-struct OutputBlock {
-    int row, r0, r1, c0, c1;
-};
-
-// What WarpStores::store_final_band stores when rows [FIRST, END) of an N × N output stored in bands become
-// final, with runs of CHUNK values. Every entry M[r, c] with max(r, c) ≥ FIRST is final then (a symmetric
-// matrix whose rows become final last first, such as schedule.cuh's FinalBands describes). Columns [COLS, N)
-// of every row below COLS went out at an earlier cut; before the first cut (COLS == N) whole rows go out in
-// 128-byte runs shared between rows, a run once all of it is final. At a cut (CUT) the band's columns
-// [FIRST, COLS) of the rows above go out too, so that those values need not stay live until their rows are.
-template <int N, int FIRST, int END, int COLS, bool CUT, int CHUNK>
-struct FinalBandStores {
-    static constexpr int S = N * N;
-    static constexpr int round_up(int e) { return (e + CHUNK - 1) / CHUNK * CHUNK < S ? (e + CHUNK - 1) / CHUNK * CHUNK : S; }
-    static constexpr OutputBlock rows = COLS < N ? OutputBlock{N, FIRST, END, 0, COLS}
-                                        : OutputBlock{S, 0, 1, CUT ? FIRST * N : round_up(FIRST * N), round_up(END * N)};
-    static constexpr OutputBlock above = CUT ? OutputBlock{N, 0, FIRST, FIRST, COLS} : OutputBlock{N, 0, 0, 0, 0};
-};
-
 #if defined(__CUDACC__)
 // Coalesced stores of the one-sample-per-thread kernels. Sample k's outputs lie at [k·S, (k + 1)·S), so the
 // 32 lanes of a warp (samples base .. base + 31) writing their element e at once touch 32 lines; through a
@@ -272,11 +251,12 @@ struct WarpStores : WarpStoreTile<T> {
         store_part<S, 0, S, UNROLLED>(dst, src, samples);
     }
 
-    // store for the elements [BEGIN, END) of each sample's S only, in runs of CHUNK from BEGIN: for outputs that
-    // become final piece by piece, so that stored values need not stay live.
+    // store for the elements [BEGIN, END) of each sample's S only (BEGIN a multiple of CHUNK, END one or S): for
+    // outputs that become final piece by piece, so that stored values need not stay live.
     template <int S, int BEGIN, int END, bool UNROLLED = true>
     __device__ void store_part(T* dst, const T* src, int samples) const {
         static_assert(0 <= BEGIN && BEGIN <= END && END <= S, "a part of the outputs");
+        static_assert(BEGIN % CHUNK == 0 && (END % CHUNK == 0 || END == S), "a part of whole 128-byte runs");
         if (lanes == 1) {  // a block of one thread (batch 1): nothing to coalesce
             if constexpr (UNROLLED) {
 #pragma unroll
@@ -297,71 +277,27 @@ struct WarpStores : WarpStoreTile<T> {
         }
     }
 
-    // Stores what became final with rows [FIRST, END) of an N × N output stored in bands (FinalBandStores).
-    template <int N, int FIRST, int END, int COLS, bool CUT, bool UNROLLED = true>
-    __device__ void store_final_band(T* dst, const T* src, int samples) const {
-        using Plan = FinalBandStores<N, FIRST, END, COLS, CUT, CHUNK>;
-        constexpr OutputBlock rows = Plan::rows, above = Plan::above;
-        if constexpr (rows.row == N * N) {
-            if constexpr (rows.c0 < rows.c1) store_part<N * N, rows.c0, rows.c1, UNROLLED>(dst, src, samples);
-        } else {
-            store_block<N * N, N, rows.r0, rows.r1, rows.c0, rows.c1>(dst, src, samples);
-        }
-        store_block<N * N, N, above.r0, above.r1, above.c0, above.c1>(dst, src, samples);
-    }
-
-    // Rows [R0, R1) × columns [C0, C1) of each sample's row-major outputs of ROW values a row (S in all): the
-    // rows' pieces packed into the tile, as many as fit one 128-byte run, and stored pass by pass. Its loops are
-    // unrolled (for an unrolled robot's arrays in registers).
-    template <int S, int ROW, int R0, int R1, int C0, int C1>
-    __device__ void store_block(T* dst, const T* src, int samples) const {
-        constexpr int W = C1 - C0;
-        if constexpr (R0 < R1 && W > 0) {
-            if (lanes == 1) {
-#pragma unroll
-                for (int r = R0; r < R1; ++r)
-                    for (int c = C0; c < C1; ++c) dst[r * ROW + c] = src[r * ROW + c];
-                return;
-            }
-            const int count = min(samples, lanes);
-            const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
-            if constexpr (W > CHUNK) {  // a row at a time, run by run
-#pragma unroll
-                for (int r = R0; r < R1; ++r)
-#pragma unroll
-                    for (int c0 = r * ROW + C0; c0 < r * ROW + C1; c0 += CHUNK)
-                        store_run<S>(dst, src, c0, min(CHUNK, r * ROW + C1 - c0), count, mask);
-            } else {
-                constexpr int K = CHUNK / W;  // rows a pass
-#pragma unroll
-                for (int r0 = R0; r0 < R1; r0 += K) {
-                    const int n = min(K, R1 - r0) * W;
-#pragma unroll
-                    for (int e = 0; e < n; ++e) tile[lane * PITCH + e] = src[(r0 + e / W) * ROW + C0 + e % W];
-                    __syncwarp(mask);
-                    for (int t = lane; t < count * n; t += lanes) {
-                        const int s = t / n, e = t - s * n;
-                        dst[size_t(s) * S + (r0 + e / W) * ROW + C0 + e % W] = tile[s * PITCH + e];
-                    }
-                    __syncwarp(mask);
-                }
-            }
-        }
+    // For a ROWS × COLS row-major output whose rows become final from the last to the first: rows [FIRST, END)
+    // are final now (and every row after END before), so the 128-byte runs that hold only final values and were
+    // not stored by an earlier call are stored.
+    template <int ROWS, int COLS, int FIRST, int END, bool UNROLLED = true>
+    __device__ void store_final_rows(T* dst, const T* src, int samples) const {
+        constexpr int S = ROWS * COLS;
+        constexpr int begin = round_up(FIRST * COLS) < S ? round_up(FIRST * COLS) : S;
+        constexpr int end = END == ROWS || round_up(END * COLS) > S ? S : round_up(END * COLS);
+        if constexpr (begin < end) store_part<S, begin, end, UNROLLED>(dst, src, samples);
     }
 
   private:
+    __host__ __device__ static constexpr int round_up(int e) { return (e + CHUNK - 1) / CHUNK * CHUNK; }
+
     // The run of elements [c0, min(c0 + CHUNK, END)) of the warp's first `count` samples, through the tile.
     template <int S, int END>
     __device__ __forceinline__ void store_run(T* dst, const T* src, int c0, int count, unsigned mask) const {
-        store_run<S>(dst, src, c0, min(CHUNK, END - c0), count, mask);
-    }
-
-    // The run of elements [c0, c0 + w) (w ≤ CHUNK) of the warp's first `count` samples, through the tile.
-    template <int S>
-    __device__ __forceinline__ void store_run(T* dst, const T* src, int c0, int w, int count, unsigned mask) const {
+        const int w = min(CHUNK, END - c0);
 #pragma unroll
         for (int i = 0; i < CHUNK; ++i)
-            if (i < w) tile[lane * PITCH + i] = src[c0 + i];
+            if (c0 + i < END) tile[lane * PITCH + i] = src[c0 + i];
         __syncwarp(mask);
         for (int t = lane; t < count * w; t += lanes) {
             const int s = t / w, i = t - s * w;

@@ -291,14 +291,6 @@ GLASS_HD constexpr int subtree_nv(int i) {
     return n;
 }
 
-// Bodies of the subtree rooted at joint i: i to i + subtree_bodies(i) - 1 in the depth-first order.
-template <class R>
-GLASS_HD constexpr int subtree_bodies(int i) {
-    int n = 0;
-    for (int j = i; j < R::NB; ++j) n += is_ancestor_or_self<R>(i, j) ? 1 : 0;
-    return n;
-}
-
 // The same for a body index (compile-time for an unrolled robot, a table of a rolled one).
 template <class R, int I>
 GLASS_HD constexpr int subtree_nv_of(Index<I>) {

@@ -157,47 +157,11 @@ GLASS_HD constexpr int child_at(int i, int k) {
     return -1;
 }
 
-// The default rows_final of the templates that report rows of a matrix output final: nothing to do.
+// The default rows_final of the templates that report the rows of their matrix outputs final (the mass
+// matrix, ∇ID): nothing to do.
 struct IgnoreFinalRows {
     template <class First, class End>
     GLASS_HD void operator()(First, End) const {}
-};
-
-// Where a caller storing an NV × NV output as it becomes final cuts it into bands: the outputs of templates
-// whose thread-scope backward sweep (bodies last first, unrolled robot) has each body write its rows and,
-// against its columns, the rows of the bodies before it (M of crba.cuh, ∂τ of rnea_gradient.cuh). Once the
-// rows [FIRST, END) of a body are reported final, so is every entry [r, c] with max(r, c) ≥ FIRST. Whole
-// rows alone would keep the columns of every later body live in the rows of its ancestors until those are
-// final: a free-flyer's six rows hold a value of every column to the end. So at the first body of each branch
-// (a body with a sibling) the band's columns of the rows above are stored too (`cut`); `columns` is where the
-// last cut was (NV before the first): the rows' part from there on is stored already. A chain has no cut and
-// stores whole rows (launch.cuh's FinalBandStores).
-template <class R, int FIRST>
-struct FinalBands {
-    static constexpr int NV = R::NV;
-    GLASS_HD static constexpr bool cuts_at(int body) {
-        if constexpr (rolled_v<R>) {
-            return false;
-        } else {
-            return R::joint[body].parent >= 0 && child_count<R>(R::joint[body].parent) > 1;
-        }
-    }
-    GLASS_HD static constexpr int body_at_column(int v) {
-        int body = 0;
-        if constexpr (!rolled_v<R>)
-            for (int b = 0; b < R::NB; ++b)
-                if (R::joint[b].v == v) body = b;
-        return body;
-    }
-    GLASS_HD static constexpr int columns_before() {
-        int c = NV;
-        if constexpr (!rolled_v<R>)
-            for (int b = R::NB - 1; b > body_at_column(FIRST); --b)
-                if (cuts_at(b)) c = R::joint[b].v;
-        return c;
-    }
-    static constexpr bool cut = cuts_at(body_at_column(FIRST));
-    static constexpr int columns = columns_before();
 };
 
 // Calls f(c) for every child c of body i: Index<c>{} for an unrolled robot, the plain body number for a

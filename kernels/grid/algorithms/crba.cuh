@@ -13,10 +13,8 @@ namespace algorithms {
 template <class R, typename T>
 struct CrbaState {
     JointPose<T> pose[R::NB];
-    // Group scope and rolled robots: the composite inertia a body passes to its parent, in parent
-    // coordinates. Thread scope on an unrolled robot: a parent's own inertia plus the children's passed so far.
-    Sym6<T> Ic_up[R::NB];
-    Spatial<T> F[R::NB];  // Ic·S of a one-degree-of-freedom joint, for the column pass (group scope)
+    Sym6<T> Ic_up[R::NB];  // composite inertia a body passes to its parent, in parent coordinates
+    Spatial<T> F[R::NB];   // Ic·S of a one-degree-of-freedom joint, for the column pass (group scope)
 };
 
 // M (NV × NV, row-major, exactly symmetric) from q (NQ). None is read back, and for an unrolled robot
@@ -24,21 +22,15 @@ struct CrbaState {
 // (b, a), zero for joints that are not ancestor and descendant. M may be global memory.
 // rows_final(Index<first>{}, Index<end>{}) says that rows [first, end) of M hold their final values (and
 // every row after them already did): in thread scope on an unrolled robot as each body's rows complete, the
-// last rows first; otherwise once for all rows at the end. A caller staging M can store those rows early,
-// and with them the entries FinalBands names.
+// last rows first; otherwise once for all rows at the end. A caller staging M can store those rows early.
 template <class R, typename T, class S, class RowsFinal = IgnoreFinalRows>
 GLASS_HD void mass_matrix(const S& scope, T* M, const T* q, CrbaState<R, T>& st, RowsFinal&& rows_final = {}) {
     constexpr int NV = R::NV;
-    // One thread on an unrolled robot keeps values live only as long as needed (its registers bound how many
-    // samples an SM runs): a pose is formed when the body's subtree is entered (the bodies run last first),
-    // and a child's composite inertia is added to its parent's as soon as it is formed.
-    constexpr bool lean = !S::cooperative && !rolled_v<R>;
-    if constexpr (!lean) {  // a body's columns need the poses of all its ancestors: every pose first
-        for_each_body<R>(scope, [&](auto i) {
-            const auto j = joint<R>(i);
-            st.pose[i] = joint_pose(j, q + j.q);
-        });
-    }
+    // A body's columns need the poses of all its ancestors: every pose first.
+    for_each_body<R>(scope, [&](auto i) {
+        const auto j = joint<R>(i);
+        st.pose[i] = joint_pose(j, q + j.q);
+    });
     // A rolled robot zeroes M first (the blocks off each path are not known at compile time) and then
     // writes the path blocks.
     if constexpr (rolled_v<R>) {
@@ -77,53 +69,26 @@ GLASS_HD void mass_matrix(const S& scope, T* M, const T* q, CrbaState<R, T>& st,
         }
     };
 
-    // Body i's composite inertia Ic is complete: its columns now (thread scope, whose rows are then complete:
-    // every joint after i was walked before, the bodies running last first), or F for the column pass.
-    const auto finish = [&](auto i, const Sym6<T>& Ic) {
-        const auto j = joint<R>(i);
-        using J = decltype(j);
-        if constexpr (J::nv > 1 || !S::cooperative) {
-            static_assert(J::nv == 1 || J::is_root, "a free-flyer joint is the root of the tree");
-            static_for<J::nv>([&](auto k) { columns(i, k, inertia_subspace(j, Ic, k)); });
-            if constexpr (!S::cooperative && !rolled_v<R>) {
-                constexpr int body = index_of<decltype(i)>;
-                rows_final(Index<J::v>{}, Index<(body + 1 < R::NB ? R::joint[body + 1].v : NV)>{});
-            }
-        } else {
-            st.F[i] = inertia_subspace(j, Ic, Index<0>{});
-        }
-    };
-
     // Thread scope walks each body's columns as soon as its composite inertia is complete. Group scope
     // leaves the walks, whose length grows with depth, to one pass over all bodies after the sweep, so that
     // the sweep's levels wait only for the composite inertias.
     backward_sweep<R>(scope, [&](auto i) {
         const auto j = joint<R>(i);
         using J = decltype(j);
-        if constexpr (lean) {
-            constexpr int body = index_of<decltype(i)>;
-            for_each_ancestor<R, true>(i, [&](auto a) {  // the subtrees whose last body this is
-                constexpr int ai = index_of<decltype(a)>;
-                if constexpr (ai + subtree_bodies<R>(ai) - 1 == body) {
-                    const auto ja = joint<R>(a);
-                    st.pose[a] = joint_pose(ja, q + ja.q);
-                }
-            });
-            Sym6<T> Ic;
-            if constexpr (child_count<R>(body) > 0) Ic = st.Ic_up[body];
-            else Ic = body_inertia<T>(j);
-            if constexpr (!J::is_root) {
-                constexpr int p = J::parent;
-                if constexpr (child_at<R>(p, child_count<R>(p) - 1) == body)  // the parent's first child to run
-                    st.Ic_up[p] = body_inertia<T>(joint<R>(Index<p>{}));
-                add_to(st.Ic_up[p], joint_inertia_to_parent(j, st.pose[i], Ic));
+        Sym6<T> Ic = body_inertia<T>(j);
+        for_each_child<R>(i, [&](auto c) { add_to(Ic, st.Ic_up[c]); });
+        if constexpr (!J::is_root) st.Ic_up[i] = joint_inertia_to_parent(j, st.pose[i], Ic);
+        if constexpr (J::nv > 1 || !S::cooperative) {
+            static_assert(J::nv == 1 || J::is_root, "a free-flyer joint is the root of the tree");
+            static_for<J::nv>([&](auto k) { columns(i, k, inertia_subspace(j, Ic, k)); });
+            // Every joint after i was walked before (thread scope runs the bodies last first): i's rows
+            // are complete, from its columns and theirs.
+            if constexpr (!S::cooperative && !rolled_v<R>) {
+                constexpr int body = index_of<decltype(i)>;
+                rows_final(Index<J::v>{}, Index<(body + 1 < R::NB ? R::joint[body + 1].v : NV)>{});
             }
-            finish(i, Ic);
         } else {
-            Sym6<T> Ic = body_inertia<T>(j);
-            for_each_child<R>(i, [&](auto c) { add_to(Ic, st.Ic_up[c]); });
-            if constexpr (!J::is_root) st.Ic_up[i] = joint_inertia_to_parent(j, st.pose[i], Ic);
-            finish(i, Ic);
+            st.F[i] = inertia_subspace(j, Ic, Index<0>{});
         }
     });
     if constexpr (S::cooperative) {

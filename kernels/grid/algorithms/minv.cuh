@@ -20,6 +20,21 @@ namespace algorithms {
 
 namespace minv_detail {
 
+// f(j) for the columns j in [begin, end): unrolled on the GPU where UNROLL (one thread on an unrolled robot,
+// whose bounds are then constants), so that the F-region and M⁻¹ are indexed by constants and can stay in
+// registers.
+template <bool UNROLL, class F>
+GLASS_HD void for_columns(int begin, int end, F&& f) {
+    if constexpr (UNROLL) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int j = begin; j < end; ++j) f(j);
+    } else {
+        for (int j = begin; j < end; ++j) f(j);
+    }
+}
+
 // The column blocks F_i (backward) and P_i (forward) of a body with children. In depth-first joint order a
 // subtree's columns are contiguous, so F_i needs the columns of i's descendants and P_i those after i's
 // own, both starting at v_i + nv_i: one block per body, F dead before P is written. A leaf has none.
@@ -159,9 +174,23 @@ struct MinvState : MinvBodies<R, T> {
 // Minv (NV × NV, row-major, exactly symmetric) from q (NQ), the F-region at FP (minv_f_region_columns<R>()
 // entries, group-visible). A free-flyer whose articulated inertia is not positive definite yields NaN.
 template <class R, typename T, class S>
-GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Spatial<T>* FP) {
+GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& caller, Spatial<T>* caller_FP) {
     constexpr int NV = R::NV;
     constexpr bool BY_LEVELS = S::cooperative || rolled_v<R>;
+    // One thread keeps each array an object of its own (ScopeArray).
+    constexpr bool own = own_arrays<R, S>;
+    ScopeArray<decltype(caller.pose), own> pose_(caller.pose);
+    ScopeArray<decltype(caller.IA_up), own> IA_up_(caller.IA_up);
+    ScopeArray<decltype(caller.U), own> U_(caller.U);
+    ScopeArray<decltype(caller.dinv), own> dinv_(caller.dinv);
+    struct Bodies {
+        decltype(pose_.get()) pose;
+        decltype(IA_up_.get()) IA_up;
+        decltype(U_.get()) U;
+        decltype(dinv_.get()) dinv;
+    } st{pose_.get(), IA_up_.get(), U_.get(), dinv_.get()};
+    [[maybe_unused]] Spatial<T> own_FP[own ? minv_detail::state_columns<R>() : 1];
+    Spatial<T>* const FP = own ? own_FP : caller_FP;
 
     backward_sweep<R>(scope, [&](auto i) {
         const auto jt = joint<R>(i);
@@ -187,28 +216,30 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
                     Minv[(v + b) * NV + v + a] = x[a];
                 }
             });
-            for (int j = v + 6; j < end; ++j) {
+            minv_detail::for_columns<own>(v + 6, end, [&](int j) {
                 T x[6];
                 subspace_project(jt, cholesky_solve(L, FP[fi + j]), x);
                 for (int a = 0; a < 6; ++a) Minv[(v + a) * NV + j] = -x[a];
-            }
+            });
         } else {
             const Spatial<T> U = inertia_subspace(jt, IA, Index<0>{});
             const T dinv = T(1) / subspace_project1(jt, U);
             Minv[v * NV + v] = dinv;
             if constexpr (J::is_root) {
-                for (int j = v + 1; j < end; ++j) Minv[v * NV + j] = -dinv * subspace_project1(jt, FP[fi + j]);
+                minv_detail::for_columns<own>(v + 1, end, [&](int j) {
+                    Minv[v * NV + j] = -dinv * subspace_project1(jt, FP[fi + j]);
+                });
             } else {
                 // The parent's F over this subtree's columns (F_i is zero on i's own column); the children
                 // of one parent fill disjoint columns.
                 const int fp = minv_detail::parent_column_base<R, BY_LEVELS>(i);
                 FP[fp + v] = joint_force_to_parent(jt, st.pose[i], dinv * U);
-                for (int j = v + 1; j < end; ++j) {
+                minv_detail::for_columns<own>(v + 1, end, [&](int j) {
                     const Spatial<T> F = FP[fi + j];
                     const T x = -dinv * subspace_project1(jt, F);
                     Minv[v * NV + j] = x;
                     FP[fp + j] = joint_force_to_parent(jt, st.pose[i], F + x * U);
-                }
+                });
                 st.U[i] = U;
                 st.dinv[i] = dinv;
                 st.IA_up[i] = joint_inertia_to_parent(jt, st.pose[i], rank1_remove(IA, U, dinv));
@@ -227,7 +258,7 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
 
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             // A root: its rows are final.
-            for (int j = v + 6; j < NV; ++j) {
+            minv_detail::for_columns<own>(v + 6, NV, [&](int j) {
                 T x[6];
                 for (int a = 0; a < 6; ++a) {
                     if (j < end) {
@@ -239,7 +270,7 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
                     Minv[j * NV + v + a] = x[a];
                 }
                 if (has_block) FP[fi + j] = subspace_apply(jt, x);
-            }
+            });
         } else {
             const auto column = [&](int j, T x) {
                 if constexpr (J::is_root) {
@@ -259,8 +290,8 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
                     }
                 }
             };
-            for (int j = v; j < end; ++j) column(j, Minv[v * NV + j]);
-            for (int j = end; j < NV; ++j) column(j, T(0));
+            minv_detail::for_columns<own>(v, end, [&](int j) { column(j, Minv[v * NV + j]); });
+            minv_detail::for_columns<own>(end, NV, [&](int j) { column(j, T(0)); });
         }
     });
 }

@@ -44,9 +44,9 @@ struct RneaGradientState {
 
 // dtau_dq and dtau_dqd: [NV, NV] row-major, row = τ index, column = tangent direction. Each is T* or any
 // type whose out[k] = x stores entry k (the second-order algorithms pass sinks that keep a derivative part).
-// rows_final(Index<first>{}, Index<end>{}) says that rows [first, end) of both hold their final values, and
-// every entry [r, c] with max(r, c) ≥ first (FinalBands): in thread scope on an unrolled robot as each body's
-// rows complete, the last rows first; otherwise once for all rows at the end.
+// rows_final(Index<first>{}, Index<end>{}) says that rows [first, end) of both hold their final values (and
+// every row after them already did): in thread scope on an unrolled robot as each body's rows complete, the
+// last rows first; otherwise once for all rows at the end. A caller staging the outputs can store them early.
 template <class R, typename T, class S, class OutQ, class OutQD, class RowsFinal = IgnoreFinalRows>
 GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau_dqd, const T* q, const T* qd,
                                         const T* qdd, RneaGradientState<R, T>& st, Vec3<T> gravity,

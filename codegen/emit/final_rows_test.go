@@ -10,16 +10,15 @@ import (
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 )
 
-// TestOutputsBecomeFinalInBands checks the contract that the one-sample-per-thread kernels of the mass
-// matrix and of ∇ID store by (rows_final of crba.cuh and rnea_gradient.cuh, schedule.cuh's FinalBands,
-// launch.cuh's FinalBandStores): the rows a template reports final come last rows first without gaps, cover
-// the output, and hold their final values when reported, and the blocks the kernel stores then hold final
-// values only and cover every output exactly once (testdata/final_bands.cpp, host build). The robots cover a
-// chain, a branched tree, a free-flyer with limbs and a rolled tree (one report at the end); the GPU
-// equivalence check covers the stores themselves.
-func TestOutputsBecomeFinalInBands(t *testing.T) {
+// TestOutputsReportedFinalRows checks the contract that the one-sample-per-thread kernels of the mass matrix
+// and of ∇ID store by (rows_final of crba.cuh and rnea_gradient.cuh, launch.cuh's
+// WarpStores::store_final_rows): the rows a template reports final come last rows first without gaps, cover
+// the outputs, and hold their final values when reported (testdata/final_rows.cpp, host build). The robots
+// cover a chain, a branched tree, a free-flyer with limbs and a rolled tree (one report at the end); the GPU
+// equivalence check covers the stores.
+func TestOutputsReportedFinalRows(t *testing.T) {
 	needCXX(t)
-	program, err := filepath.Abs(filepath.Join("testdata", "final_bands.cpp"))
+	program, err := filepath.Abs(filepath.Join("testdata", "final_rows.cpp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +39,7 @@ func TestOutputsBecomeFinalInBands(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "grid.cuh"), []byte(out.Header), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			bin := filepath.Join(dir, "bands")
+			bin := filepath.Join(dir, "rows")
 			kernels := filepath.Join(testrobots.RepoRoot(), "kernels")
 			cmd := exec.Command("c++", "-std=c++17", "-O0", "-Wall", "-Wextra", "-Werror", "-I", kernels, "-I", dir, program, "-o", bin)
 			if msg, err := cmd.CombinedOutput(); err != nil {
