@@ -11,7 +11,8 @@
 namespace grid {
 namespace algorithms {
 
-// The algorithm's state: registers in ThreadScope, the group's scratch (shared memory) in GroupScope.
+// The algorithm's state: the group's scratch (shared memory) in GroupScope; in ThreadScope on an unrolled
+// robot `aba` keeps these arrays as objects of its own (ScopeArray), in registers.
 template <class R, typename T>
 struct AbaState {
     JointPose<T> pose[R::NB];
