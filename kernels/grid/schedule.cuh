@@ -60,19 +60,32 @@ GLASS_HD void rolled_sweep(const S& s, F& f) {
 // is the group's scratch that its threads share, and for a rolled robot; an array of its own in thread scope
 // on an unrolled robot. The compiler keeps a local aggregate in registers only up to a size: the whole state
 // of a large robot is past it (atlas's ABA state went to an 8.5 KB stack frame, every access to local
-// memory) while each array alone is not.
+// memory) while each array alone is not. Indexed as the array: `auto pose = scope_array<own>(st.pose);`.
 template <class A, bool OWN>
 struct ScopeArray {
     A& a;
-    GLASS_HD explicit ScopeArray(A& caller) : a(caller) {}
-    GLASS_HD A& get() { return a; }
+    template <class I>
+    GLASS_HD auto& operator[](I i) {
+        return a[i];
+    }
 };
 template <class A>
 struct ScopeArray<A, true> {
     A a;
-    GLASS_HD explicit ScopeArray(A&) {}
-    GLASS_HD A& get() { return a; }
+    template <class I>
+    GLASS_HD auto& operator[](I i) {
+        return a[i];
+    }
 };
+
+template <bool OWN, class A>
+GLASS_HD ScopeArray<A, OWN> scope_array(A& caller) {
+    if constexpr (OWN) {
+        return {};
+    } else {
+        return {caller};
+    }
+}
 
 // Whether an algorithm in scope S on robot R keeps its state arrays as ScopeArrays of their own.
 template <class R, class S>

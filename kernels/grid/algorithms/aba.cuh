@@ -34,24 +34,15 @@ template <class R, typename T, class S>
 GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau, AbaState<R, T>& st,
                   Vec3<T> gravity) {
     constexpr bool own = own_arrays<R, S>;
-    ScopeArray<decltype(st.pose), own> pose_(st.pose);
-    ScopeArray<decltype(st.v), own> v_(st.v);
-    ScopeArray<decltype(st.c), own> c_(st.c);
-    ScopeArray<decltype(st.pA), own> pA_(st.pA);
-    ScopeArray<decltype(st.IA_up), own> IA_up_(st.IA_up);
-    ScopeArray<decltype(st.pA_up), own> pA_up_(st.pA_up);
-    ScopeArray<decltype(st.U), own> U_(st.U);
-    ScopeArray<decltype(st.dinv), own> dinv_(st.dinv);
-    ScopeArray<decltype(st.u), own> u_(st.u);
-    auto& pose = pose_.get();
-    auto& vel = v_.get();
-    auto& c = c_.get();
-    auto& pA = pA_.get();
-    auto& IA_up = IA_up_.get();
-    auto& pA_up = pA_up_.get();
-    auto& U = U_.get();
-    auto& dinv = dinv_.get();
-    auto& u = u_.get();
+    auto pose = scope_array<own>(st.pose);
+    auto vel = scope_array<own>(st.v);
+    auto c = scope_array<own>(st.c);
+    auto pA = scope_array<own>(st.pA);
+    auto IA_up = scope_array<own>(st.IA_up);
+    auto pA_up = scope_array<own>(st.pA_up);
+    auto U = scope_array<own>(st.U);
+    auto dinv = scope_array<own>(st.dinv);
+    auto u = scope_array<own>(st.u);
     Sym6<T>& root_IA = st.root_IA;
 
     forward_sweep<R>(scope, [&](auto i) {

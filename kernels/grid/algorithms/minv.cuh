@@ -174,21 +174,15 @@ struct MinvState : MinvBodies<R, T> {
 // Minv (NV × NV, row-major, exactly symmetric) from q (NQ), the F-region at FP (minv_f_region_columns<R>()
 // entries, group-visible). A free-flyer whose articulated inertia is not positive definite yields NaN.
 template <class R, typename T, class S>
-GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& caller, Spatial<T>* caller_FP) {
+GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Spatial<T>* caller_FP) {
     constexpr int NV = R::NV;
     constexpr bool BY_LEVELS = S::cooperative || rolled_v<R>;
     // One thread keeps each array an object of its own (ScopeArray).
     constexpr bool own = own_arrays<R, S>;
-    ScopeArray<decltype(caller.pose), own> pose_(caller.pose);
-    ScopeArray<decltype(caller.IA_up), own> IA_up_(caller.IA_up);
-    ScopeArray<decltype(caller.U), own> U_(caller.U);
-    ScopeArray<decltype(caller.dinv), own> dinv_(caller.dinv);
-    struct Bodies {
-        decltype(pose_.get()) pose;
-        decltype(IA_up_.get()) IA_up;
-        decltype(U_.get()) U;
-        decltype(dinv_.get()) dinv;
-    } st{pose_.get(), IA_up_.get(), U_.get(), dinv_.get()};
+    auto pose = scope_array<own>(st.pose);
+    auto IA_up = scope_array<own>(st.IA_up);
+    auto Ub = scope_array<own>(st.U);
+    auto dinvb = scope_array<own>(st.dinv);
     [[maybe_unused]] Spatial<T> own_FP[own ? minv_detail::state_columns<R>() : 1];
     Spatial<T>* const FP = own ? own_FP : caller_FP;
 
@@ -197,9 +191,9 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& caller
         using J = decltype(jt);
         const int v = jt.v, end = jt.v + subtree_nv_of<R>(i);
         const int fi = minv_detail::column_base<R, BY_LEVELS>(i);
-        if constexpr (!J::is_root) st.pose[i] = joint_pose(jt, q + jt.q);
+        if constexpr (!J::is_root) pose[i] = joint_pose(jt, q + jt.q);
         Sym6<T> IA = body_inertia<T>(jt);
-        for_each_child<R>(i, [&](auto c) { add_to(IA, st.IA_up[c]); });
+        for_each_child<R>(i, [&](auto c) { add_to(IA, IA_up[c]); });
 
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             static_assert(J::is_root, "a free-flyer joint is the root of the tree");
@@ -233,16 +227,16 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& caller
                 // The parent's F over this subtree's columns (F_i is zero on i's own column); the children
                 // of one parent fill disjoint columns.
                 const int fp = minv_detail::parent_column_base<R, BY_LEVELS>(i);
-                FP[fp + v] = joint_force_to_parent(jt, st.pose[i], dinv * U);
+                FP[fp + v] = joint_force_to_parent(jt, pose[i], dinv * U);
                 minv_detail::for_columns<own>(v + 1, end, [&](int j) {
                     const Spatial<T> F = FP[fi + j];
                     const T x = -dinv * subspace_project1(jt, F);
                     Minv[v * NV + j] = x;
-                    FP[fp + j] = joint_force_to_parent(jt, st.pose[i], F + x * U);
+                    FP[fp + j] = joint_force_to_parent(jt, pose[i], F + x * U);
                 });
-                st.U[i] = U;
-                st.dinv[i] = dinv;
-                st.IA_up[i] = joint_inertia_to_parent(jt, st.pose[i], rank1_remove(IA, U, dinv));
+                Ub[i] = U;
+                dinvb[i] = dinv;
+                IA_up[i] = joint_inertia_to_parent(jt, pose[i], rank1_remove(IA, U, dinv));
             }
         }
     });
@@ -281,8 +275,8 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& caller
                     }
                 } else {
                     const int fp = minv_detail::parent_column_base<R, BY_LEVELS>(i);
-                    const Spatial<T> a = joint_motion_to_body(jt, st.pose[i], FP[fp + j]);
-                    x -= st.dinv[i] * dot(st.U[i], a);
+                    const Spatial<T> a = joint_motion_to_body(jt, pose[i], FP[fp + j]);
+                    x -= dinvb[i] * dot(Ub[i], a);
                     Minv[v * NV + j] = x;
                     if (j > v) {
                         Minv[j * NV + v] = x;

@@ -60,26 +60,16 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
     // One thread on an unrolled robot keeps each array an object of its own (ScopeArray) and adds a body's
     // composites to its parent's as soon as they are complete, so that fewer values stay live.
     constexpr bool own = own_arrays<R, S>;
-    ScopeArray<decltype(st.W), own> W_(st.W);
-    ScopeArray<decltype(st.v), own> v_(st.v);
-    ScopeArray<decltype(st.a), own> a_(st.a);
-    ScopeArray<decltype(st.S), own> S_(st.S);
-    ScopeArray<decltype(st.w), own> w_(st.w);
-    ScopeArray<decltype(st.c), own> c_(st.c);
-    ScopeArray<decltype(st.d), own> d_(st.d);
-    ScopeArray<decltype(st.Y), own> Y_(st.Y);
-    ScopeArray<decltype(st.B), own> B_(st.B);
-    ScopeArray<decltype(st.F), own> F_(st.F);
-    auto& Wb = W_.get();
-    auto& vb = v_.get();
-    auto& ab = a_.get();
-    auto& Sc = S_.get();
-    auto& wc = w_.get();
-    auto& cc = c_.get();
-    auto& dc = d_.get();
-    auto& Yb = Y_.get();
-    auto& Bb = B_.get();
-    auto& Fb = F_.get();
+    auto Wb = scope_array<own>(st.W);
+    auto vb = scope_array<own>(st.v);
+    auto ab = scope_array<own>(st.a);
+    auto Sc = scope_array<own>(st.S);
+    auto wc = scope_array<own>(st.w);
+    auto cc = scope_array<own>(st.c);
+    auto dc = scope_array<own>(st.d);
+    auto Yb = scope_array<own>(st.Y);
+    auto Bb = scope_array<own>(st.B);
+    auto Fb = scope_array<own>(st.F);
     // A rolled robot zeroes the outputs first (the columns off each body's path are not known at compile
     // time) and then writes the path entries.
     if constexpr (rolled_v<R>) {
