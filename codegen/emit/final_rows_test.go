@@ -1,7 +1,6 @@
 package emit_test
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -30,21 +29,9 @@ func TestOutputsReportedFinalRows(t *testing.T) {
 		delete(covered, tr.Name)
 		t.Run(tr.Name, func(t *testing.T) {
 			t.Parallel()
-			r := loadTestRobot(t, tr)
-			out, err := emit.Generate(r, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "grid.cuh"), []byte(out.Header), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			bin := filepath.Join(dir, "rows")
-			kernels := filepath.Join(testrobots.RepoRoot(), "kernels")
-			cmd := exec.Command("c++", "-std=c++17", "-O0", "-Wall", "-Wextra", "-Werror", "-I", kernels, "-I", dir, program, "-o", bin)
-			if msg, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("host build failed: %v\n%s", err, msg)
-			}
+			writeHeader(t, loadTestRobot(t, tr), dir, emit.Options{})
+			bin := compileHost(t, tr.Name, dir, program)
 			msg, err := exec.Command(bin).CombinedOutput()
 			if err != nil {
 				t.Fatalf("%v\n%s", err, msg)

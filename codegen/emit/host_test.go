@@ -171,6 +171,17 @@ func poisonedSampleArgs(b *strings.Builder, a emit.AlgorithmInfo) (bufs, params 
 // hostBuild generates a robot's header and driver into dir and compiles them with the host compiler.
 func hostBuild(t *testing.T, r *model.Robot, dir string, opt emit.Options) (*emit.Metadata, string) {
 	t.Helper()
+	m := writeHeader(t, r, dir, opt)
+	src := filepath.Join(dir, "driver.cpp")
+	if err := os.WriteFile(src, []byte(driverSource(m)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return m, compileHost(t, r.Name, dir, src)
+}
+
+// writeHeader generates a robot's grid.cuh into dir and returns its metadata.
+func writeHeader(t *testing.T, r *model.Robot, dir string, opt emit.Options) *emit.Metadata {
+	t.Helper()
 	out, err := emit.Generate(r, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -182,18 +193,20 @@ func hostBuild(t *testing.T, r *model.Robot, dir string, opt emit.Options) (*emi
 	if err := os.WriteFile(filepath.Join(dir, "grid.cuh"), []byte(out.Header), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(dir, "driver.cpp")
-	if err := os.WriteFile(src, []byte(driverSource(m)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "driver")
+	return m
+}
+
+// compileHost compiles a program against the header in dir with the host compiler and returns the binary.
+func compileHost(t *testing.T, name, dir, src string) string {
+	t.Helper()
+	bin := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
 	kernels := filepath.Join(testrobots.RepoRoot(), "kernels")
 	// -O0: the optimiser would spend minutes folding the unrolled templates; the check needs the numbers only
 	cmd := exec.Command("c++", "-std=c++17", "-O0", "-Wall", "-Wextra", "-Werror", "-I", kernels, "-I", dir, src, "-o", bin)
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("host build of %s failed: %v\n%s", r.Name, err, msg)
+		t.Fatalf("host build of %s failed: %v\n%s", name, err, msg)
 	}
-	return m, bin
+	return bin
 }
 
 // runDriver runs a driver program on the input bytes (its first argument, a file) and returns the doubles
