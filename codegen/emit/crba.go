@@ -19,7 +19,7 @@ func emitMassMatrix(g *gen) {
 		// every element of M is written once and never read back
 		directOutputs: true,
 		// the rows of M complete one body at a time (crba.cuh's rows_final)
-		finalRows: true,
+		finalRows: rowsLastFirst,
 		algorithm: "mass_matrix",
 		shared:    "CrbaState",
 	}

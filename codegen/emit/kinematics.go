@@ -25,6 +25,8 @@ func emitKinematics(g *gen) {
 		algorithm:     "frame_poses",
 		shared:        "KinematicsState",
 		directOutputs: true,
+		// each body's frames are final once its pose is known (kinematics.cuh's frames_final)
+		finalRows: rowsInOrder,
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

@@ -41,11 +41,11 @@ type entry struct {
 	// output element exactly once and never reads one back) instead of staging them in local arrays:
 	// outputs too large to stay in registers.
 	directOutputs bool
-	// finalRows has the one-sample-per-thread kernel store its outputs, square row-major matrices, as the
-	// template reports rows final (a rows_final callback, last rows first), so that the warp's
-	// stores free registers during the sample rather than holding every element to the end: a large robot's
-	// NV² outputs do not fit in registers.
-	finalRows bool
+	// finalRows has the one-sample-per-thread kernel store its outputs, row-major arrays of equal row counts,
+	// as the template reports rows final (a callback of the rows [first, end) now final, in the order named),
+	// so that the warp's stores free registers during the sample rather than holding every element to the
+	// end: a large robot's NV² outputs, or its frames' poses, do not fit in registers.
+	finalRows rowOrder
 	// phasedThreadLaunch, when set, writes the body of `<name>_launch` for threads_per_sample == 1 (it must
 	// return): the algorithm's phases as separate launches of other entry points instead of the fused
 	// `<name>_thread_kernel`.
@@ -220,6 +220,23 @@ func emitThread(w *writer, e *entry) {
 
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
 
+// rowOrder is the order in which a template reports its outputs' rows final (entry.finalRows).
+type rowOrder int
+
+const (
+	rowsAtEnd     rowOrder = iota // not reported: the kernel stores the outputs once the sample is done
+	rowsLastFirst                 // the last rows first (the mass matrix, ∇ID: WarpStores::store_final_rows)
+	rowsInOrder                   // the first rows first (frame poses: WarpStores::store_final_leading_rows)
+)
+
+// store names the WarpStores method that stores the rows reported final in this order.
+func (o rowOrder) store() string {
+	if o == rowsInOrder {
+		return "store_final_leading_rows"
+	}
+	return "store_final_rows"
+}
+
 // emitFinalRowsLoop writes the sample loop of a finalRows entry's one-sample-per-thread kernel: the template
 // runs in the kernel itself, and its rows_final callback stores the runs of each output that became final.
 func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
@@ -240,8 +257,9 @@ func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
 		args = append(append(args, "state"), pcall...)
 		w.block(fmt.Sprintf("algorithms::%s<Robot>(%s, [&](auto first, auto end)", e.algorithm, strings.Join(args, ", ")), func() {
 			for _, out := range e.outputs {
-				w.line("stores.template store_final_rows<%d, %d, index_of<decltype(first)>, index_of<decltype(end)>, !rolled_v<Robot>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
-					out.shape[0], out.shape[1], out.name, out.size, out.name)
+				rows := out.shape[0]
+				w.line("stores.template %s<%d, %d, index_of<decltype(first)>, index_of<decltype(end)>, !rolled_v<Robot>>(d_%s + size_t(base) * %d, l_%s, num_samples - base);",
+					e.finalRows.store(), rows, out.size/rows, out.name, out.size, out.name)
 			}
 		}, ");")
 	})
@@ -507,7 +525,7 @@ func emitLadder(w *writer, e *entry, opt Options) {
 					}
 				})
 			}
-			if e.finalRows {
+			if e.finalRows != rowsAtEnd {
 				// GRID_THREAD_STORES_AT_END keeps the generic kernel, for comparison
 				w.line("#if defined(GRID_THREAD_STORES_AT_END)")
 				atEnd()

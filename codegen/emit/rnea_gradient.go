@@ -33,7 +33,7 @@ func emitInverseDynamicsGradient(g *gen) {
 		// every element is written once, straight from the template
 		directOutputs: true,
 		// the rows of both complete one body at a time (rnea_gradient.cuh's rows_final)
-		finalRows: true,
+		finalRows: rowsLastFirst,
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

@@ -288,8 +288,19 @@ struct WarpStores : WarpStoreTile<T> {
         if constexpr (begin < end) store_part<S, begin, end, UNROLLED>(dst, src, samples);
     }
 
+    // The same for an output whose rows become final from the first to the last (ROWS rows of COLS values):
+    // rows [FIRST, END) are final now and every row before FIRST was before.
+    template <int ROWS, int COLS, int FIRST, int END, bool UNROLLED = true>
+    __device__ void store_final_leading_rows(T* dst, const T* src, int samples) const {
+        constexpr int S = ROWS * COLS;
+        constexpr int begin = round_down(FIRST * COLS);
+        constexpr int end = END == ROWS ? S : round_down(END * COLS);
+        if constexpr (begin < end) store_part<S, begin, end, UNROLLED>(dst, src, samples);
+    }
+
   private:
     __host__ __device__ static constexpr int round_up(int e) { return (e + CHUNK - 1) / CHUNK * CHUNK; }
+    __host__ __device__ static constexpr int round_down(int e) { return e / CHUNK * CHUNK; }
 
     // The run of elements [c0, min(c0 + CHUNK, END)) of the warp's first `count` samples, through the tile.
     template <int S, int END>

@@ -10,39 +10,47 @@ using namespace grid;
 constexpr int n = Robot::NV;
 
 // One run of a template that reports rows final, against the outputs of a run to completion: at each report,
-// the rows it names are the next ones (last rows first, no gaps), and they and every row after them hold
-// their final values.
+// the rows it names are the next ones in the template's order (the last rows first, or the first rows first),
+// without gaps, and they and every row reported before hold their final values. Every output has `rows` rows.
 struct Check {
     const char* name;
     std::vector<const double*> done;  // each output, finished
     std::vector<double*> live;        // the same output as the checked run writes it (NaN before)
-    int next_end = n, failures = 0;
+    std::vector<int> sizes;           // each output's number of values
+    int rows;
+    bool last_first;
+    int next, failures = 0;
 
-    Check(const char* name_, std::vector<const double*> done_, std::vector<double*> live_)
-        : name(name_), done(done_), live(live_) {}
+    Check(const char* name_, std::vector<const double*> done_, std::vector<double*> live_, std::vector<int> sizes_,
+          int rows_, bool last_first_)
+        : name(name_), done(done_), live(live_), sizes(sizes_), rows(rows_), last_first(last_first_),
+          next(last_first_ ? rows_ : 0) {}
 
-    void fail_if(bool bad, const char* what, int o, int k, int first) {
-        if (!bad) return;
-        std::printf("%s output %d [%d, %d] %s when rows from %d were reported final (%g, finally %g)\n", name, o,
-                    k / n, k % n, what, first, live[o][k], done[o][k]);
-        ++failures;
-    }
     template <int F, int E>
     void report() {
-        if (E != next_end || F >= E) {
-            std::printf("%s: rows [%d, %d) reported final after rows from %d\n", name, F, E, next_end);
+        if ((last_first ? E != next : F != next) || F >= E) {
+            std::printf("%s: rows [%d, %d) reported final after rows %s %d\n", name, F, E,
+                        last_first ? "from" : "up to", next);
             ++failures;
         }
-        next_end = F;
-        for (int o = 0; o < int(live.size()); ++o)
-            for (int k = F * n; k < n * n; ++k) fail_if(!(live[o][k] == done[o][k]), "not final", o, k, F);
+        next = last_first ? F : E;
+        for (int o = 0; o < int(live.size()); ++o) {
+            const int cols = sizes[o] / rows;
+            const int lo = last_first ? F * cols : 0, hi = last_first ? sizes[o] : E * cols;
+            for (int k = lo; k < hi; ++k) {
+                if (live[o][k] == done[o][k]) continue;
+                std::printf("%s output %d [%d, %d] not final when rows [%d, %d) were reported (%g, finally %g)\n",
+                            name, o, k / cols, k % cols, F, E, live[o][k], done[o][k]);
+                ++failures;
+            }
+        }
     }
     int finish() {
-        if (next_end != 0) {
-            std::printf("%s: rows [0, %d) never reported final\n", name, next_end);
+        if (next != (last_first ? 0 : rows)) {
+            std::printf("%s: rows %s %d never reported final\n", name, last_first ? "before" : "from", next);
             ++failures;
         }
-        std::printf("%s: %d rows, %d failures\n", name, n, failures);
+        std::printf("%s: %d rows, %d failures\n", name, rows, failures);
         return failures;
     }
 };
@@ -61,7 +69,7 @@ int main() {
     {
         algorithms::CrbaState<Robot, double> st;
         algorithms::mass_matrix<Robot>(ThreadScope{}, M.data(), q, st);
-        Check check("mass_matrix", {M.data()}, {W.data()});
+        Check check("mass_matrix", {M.data()}, {W.data()}, {n * n}, n, true);
         algorithms::mass_matrix<Robot>(ThreadScope{}, W.data(), q, st, [&](auto first, auto end) {
             check.template report<index_of<decltype(first)>, index_of<decltype(end)>>();
         });
@@ -70,9 +78,24 @@ int main() {
     {
         auto st = std::make_unique<algorithms::RneaGradientState<Robot, double>>();
         algorithms::inverse_dynamics_gradient<Robot>(ThreadScope{}, dq.data(), dqd.data(), q, qd, qdd, *st, gravity);
-        Check check("inverse_dynamics_gradient", {dq.data(), dqd.data()}, {Wq.data(), Wqd.data()});
+        Check check("inverse_dynamics_gradient", {dq.data(), dqd.data()}, {Wq.data(), Wqd.data()}, {n * n, n * n}, n,
+                    true);
         algorithms::inverse_dynamics_gradient<Robot>(ThreadScope{}, Wq.data(), Wqd.data(), q, qd, qdd, *st, gravity,
                                                      [&](auto first, auto end) {
+            check.template report<index_of<decltype(first)>, index_of<decltype(end)>>();
+        });
+        failures += check.finish();
+    }
+    {
+        constexpr int nf = Robot::NF;
+        std::vector<double> pos(3 * nf), rot(9 * nf), quat(4 * nf);
+        std::vector<double> Wpos(3 * nf, NAN), Wrot(9 * nf, NAN), Wquat(4 * nf, NAN);
+        algorithms::KinematicsState<Robot, double> st;
+        algorithms::frame_poses<Robot>(ThreadScope{}, pos.data(), rot.data(), quat.data(), q, st);
+        Check check("frame_poses", {pos.data(), rot.data(), quat.data()}, {Wpos.data(), Wrot.data(), Wquat.data()},
+                    {3 * nf, 9 * nf, 4 * nf}, nf, false);
+        algorithms::frame_poses<Robot>(ThreadScope{}, Wpos.data(), Wrot.data(), Wquat.data(), q, st,
+                                       [&](auto first, auto end) {
             check.template report<index_of<decltype(first)>, index_of<decltype(end)>>();
         });
         failures += check.finish();

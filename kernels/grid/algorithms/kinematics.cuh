@@ -70,17 +70,41 @@ GLASS_HD void write_frame_pose(const Fr& fr, const KinematicsState<R, T>& st, T*
     quat[3] = e[3];
 }
 
+// The number of leading frames whose poses a thread that visits the bodies in index order has written once
+// it has done body B (B = -1: only the frames fixed to the world): frames are listed by URDF link, which
+// mostly follows the bodies, so the final frames grow as a prefix.
+template <class R>
+GLASS_HD constexpr int frames_final_after(int b) {
+    int f = 0;
+    while (f < R::NF && R::frame[f].joint <= b) ++f;
+    return f;
+}
+
 // pos [NF, 3], rot [NF, 3, 3] and quat [NF, 4] of every frame from q (NQ). Each frame is written by the
 // thread that owns its body, right after the body's pose; frames fixed to the world are dealt out.
-template <class R, typename T, class S>
-GLASS_HD void frame_poses(const S& scope, T* pos, T* rot, T* quat, const T* q, KinematicsState<R, T>& st) {
+// frames_final(Index<first>{}, Index<end>{}) says that frames [first, end) hold their final poses (and every
+// frame before them already did): in thread scope on an unrolled robot as the leading frames complete,
+// otherwise once for all frames at the end. A caller staging the outputs can store those frames early.
+template <class R, typename T, class S, class FramesFinal = IgnoreFinalRows>
+GLASS_HD void frame_poses(const S& scope, T* pos, T* rot, T* quat, const T* q, KinematicsState<R, T>& st,
+                          FramesFinal&& frames_final = {}) {
+    constexpr bool in_order = !S::cooperative && !rolled_v<R>;
     for_each_world_frame<R>([&](auto f) {
         if (scope.owns(f)) write_frame_pose(frame_of<R>(f), st, pos + 3 * f, rot + 9 * f, quat + 4 * f);
     });
+    if constexpr (in_order) {
+        if constexpr (frames_final_after<R>(-1) > 0) frames_final(Index<0>{}, Index<frames_final_after<R>(-1)>{});
+    }
     forward_sweep<R>(scope, [&](auto i) {
         body_pose<R>(i, q, st);
         for_each_frame<R>(i, [&](auto f) { write_frame_pose(frame_of<R>(f), st, pos + 3 * f, rot + 9 * f, quat + 4 * f); });
+        if constexpr (in_order) {
+            constexpr int body = index_of<decltype(i)>;
+            constexpr int first = frames_final_after<R>(body - 1), end = frames_final_after<R>(body);
+            if constexpr (first < end) frames_final(Index<first>{}, Index<end>{});
+        }
     });
+    if constexpr (!in_order) frames_final(Index<0>{}, Index<R::NF>{});
 }
 
 }  // namespace algorithms
