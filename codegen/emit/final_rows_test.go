@@ -10,10 +10,11 @@ import (
 )
 
 // TestOutputsReportedFinalRows checks the contract that the one-sample-per-thread kernels of the mass matrix,
-// ∇ID and the frame poses store by (rows_final of crba.cuh and rnea_gradient.cuh, frames_final of
-// kinematics.cuh; launch.cuh's WarpStores::store_final_rows and store_final_leading_rows): the rows a template
-// reports final come in its order (the last rows first, the first frames first) without gaps, cover the
-// outputs, and hold their final values when reported (testdata/final_rows.cpp, host build). The robots
+// ∇ID, the frame poses and the frame Jacobians store by (rows_final of crba.cuh and rnea_gradient.cuh,
+// report_frames_final of kinematics.cuh; launch.cuh's WarpStores::store_final_rows and
+// store_final_leading_rows): the rows a template reports final come in its order (the last rows first, the
+// first frames first) without gaps, cover the outputs, and hold their final values when reported
+// (testdata/final_rows.cpp, host build). The robots
 // cover a chain, a branched tree, a free-flyer with limbs and a rolled tree (one report at the end); the GPU
 // equivalence check covers the stores.
 func TestOutputsReportedFinalRows(t *testing.T) {

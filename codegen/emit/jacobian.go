@@ -48,6 +48,8 @@ func emitEndEffectorPoseGradient(g *gen) {
 		algorithm:     "end_effector_pose_gradient",
 		shared:        "KinematicsState",
 		directOutputs: true,
+		// each body's frames are final once its pose is known (kinematics.cuh's report_frames_final)
+		finalRows: rowsInOrder,
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

@@ -25,7 +25,7 @@ func emitKinematics(g *gen) {
 		algorithm:     "frame_poses",
 		shared:        "KinematicsState",
 		directOutputs: true,
-		// each body's frames are final once its pose is known (kinematics.cuh's frames_final)
+		// each body's frames are final once its pose is known (kinematics.cuh's report_frames_final)
 		finalRows: rowsInOrder,
 	}
 	emitTemplateInner(w, e)

@@ -100,5 +100,16 @@ int main() {
         });
         failures += check.finish();
     }
+    {
+        constexpr int nf = Robot::NF, block = 6 * n;
+        std::vector<double> J(nf * block), WJ(nf * block, NAN);
+        algorithms::KinematicsState<Robot, double> st;
+        algorithms::end_effector_pose_gradient<Robot>(ThreadScope{}, J.data(), q, st);
+        Check check("end_effector_pose_gradient", {J.data()}, {WJ.data()}, {nf * block}, nf, false);
+        algorithms::end_effector_pose_gradient<Robot>(ThreadScope{}, WJ.data(), q, st, [&](auto first, auto end) {
+            check.template report<index_of<decltype(first)>, index_of<decltype(end)>>();
+        });
+        failures += check.finish();
+    }
     return failures ? 1 : 0;
 }

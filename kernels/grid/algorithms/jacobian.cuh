@@ -170,25 +170,31 @@ GLASS_HD void frame_jacobian(const S& scope, T* J, const T* q, KinematicsState<R
 
 // J [NF, ROWS, NV]: ROWS rows of the world-aligned Jacobian of every frame from q (NQ). Each frame's block is
 // written by the thread that owns its body, right after the body's pose; the zero blocks of frames fixed to
-// the world are dealt out.
-template <class R, int ROWS, typename T, class S>
-GLASS_HD void frame_jacobian_blocks(const S& scope, T* J, const T* q, KinematicsState<R, T>& st) {
+// the world are dealt out. Frames are reported final as report_frames_final (kinematics.cuh) says.
+template <class R, int ROWS, typename T, class S, class FramesFinal = IgnoreFinalRows>
+GLASS_HD void frame_jacobian_blocks(const S& scope, T* J, const T* q, KinematicsState<R, T>& st,
+                                    FramesFinal&& frames_final = {}) {
     constexpr int block = ROWS * R::NV;
     for_each_world_frame<R>([&](auto f) {
         if (scope.owns(f)) zero_columns<R::NV, 0, R::NV, ROWS>(J + f * block);
     });
+    report_frames_final<R, S>(Index<-1>{}, frames_final);
     forward_sweep<R>(scope, [&](auto i) {
         body_pose<R>(i, q, st);
         for_each_frame<R>(i, [&](auto f) {
             point_jacobian<R, ROWS>(body_number(i), st, frame_origin(frame_of<R>(f), st), J + f * block);
         });
+        report_frames_final<R, S>(i, frames_final);
     });
+    report_all_frames_final<R, S>(frames_final);
 }
 
-// J [NF, 6, NV]: the world-aligned Jacobian of every frame from q (NQ), rows [ω; v].
-template <class R, typename T, class S>
-GLASS_HD void end_effector_pose_gradient(const S& scope, T* J, const T* q, KinematicsState<R, T>& st) {
-    frame_jacobian_blocks<R, JACOBIAN_ROWS>(scope, J, q, st);
+// J [NF, 6, NV]: the world-aligned Jacobian of every frame from q (NQ), rows [ω; v]; frames_final as for
+// frame_jacobian_blocks.
+template <class R, typename T, class S, class FramesFinal = IgnoreFinalRows>
+GLASS_HD void end_effector_pose_gradient(const S& scope, T* J, const T* q, KinematicsState<R, T>& st,
+                                         FramesFinal&& frames_final = {}) {
+    frame_jacobian_blocks<R, JACOBIAN_ROWS>(scope, J, q, st, frames_final);
 }
 
 template <class R, typename T>

@@ -70,9 +70,9 @@ GLASS_HD void write_frame_pose(const Fr& fr, const KinematicsState<R, T>& st, T*
     quat[3] = e[3];
 }
 
-// The number of leading frames whose poses a thread that visits the bodies in index order has written once
-// it has done body B (B = -1: only the frames fixed to the world): frames are listed by URDF link, which
-// mostly follows the bodies, so the final frames grow as a prefix.
+// The number of leading frames a thread that visits the bodies in index order has written once it has done
+// body B (B = -1: only the frames fixed to the world): frames are listed by URDF link, which mostly follows the
+// bodies, so the final frames grow as a prefix.
 template <class R>
 GLASS_HD constexpr int frames_final_after(int b) {
     int f = 0;
@@ -80,31 +80,41 @@ GLASS_HD constexpr int frames_final_after(int b) {
     return f;
 }
 
+// The reports of the templates that write one block per frame (frame poses, frame Jacobians):
+// frames_final(Index<first>{}, Index<end>{}) says that frames [first, end) hold their final values (and every
+// frame before them already did). In thread scope on an unrolled robot they come as the leading frames
+// complete (report_frames_final after each body's frames, Index<-1> after the world's); otherwise once for all
+// frames at the end (report_all_frames_final). A caller staging the outputs can store those frames early.
+template <class R, class S, int B, class FramesFinal>
+GLASS_HD void report_frames_final(Index<B>, FramesFinal& frames_final) {
+    if constexpr (!S::cooperative && !rolled_v<R>) {
+        constexpr int first = frames_final_after<R>(B - 1), end = frames_final_after<R>(B);
+        if constexpr (first < end) frames_final(Index<first>{}, Index<end>{});
+    }
+}
+template <class R, class S, class I, class FramesFinal>
+GLASS_HD void report_frames_final(I, FramesFinal&) {}  // a rolled body: reported at the end
+template <class R, class S, class FramesFinal>
+GLASS_HD void report_all_frames_final(FramesFinal& frames_final) {
+    if constexpr (S::cooperative || rolled_v<R>) frames_final(Index<0>{}, Index<R::NF>{});
+}
+
 // pos [NF, 3], rot [NF, 3, 3] and quat [NF, 4] of every frame from q (NQ). Each frame is written by the
-// thread that owns its body, right after the body's pose; frames fixed to the world are dealt out.
-// frames_final(Index<first>{}, Index<end>{}) says that frames [first, end) hold their final poses (and every
-// frame before them already did): in thread scope on an unrolled robot as the leading frames complete,
-// otherwise once for all frames at the end. A caller staging the outputs can store those frames early.
+// thread that owns its body, right after the body's pose; frames fixed to the world are dealt out. Frames are
+// reported final as report_frames_final says.
 template <class R, typename T, class S, class FramesFinal = IgnoreFinalRows>
 GLASS_HD void frame_poses(const S& scope, T* pos, T* rot, T* quat, const T* q, KinematicsState<R, T>& st,
                           FramesFinal&& frames_final = {}) {
-    constexpr bool in_order = !S::cooperative && !rolled_v<R>;
     for_each_world_frame<R>([&](auto f) {
         if (scope.owns(f)) write_frame_pose(frame_of<R>(f), st, pos + 3 * f, rot + 9 * f, quat + 4 * f);
     });
-    if constexpr (in_order) {
-        if constexpr (frames_final_after<R>(-1) > 0) frames_final(Index<0>{}, Index<frames_final_after<R>(-1)>{});
-    }
+    report_frames_final<R, S>(Index<-1>{}, frames_final);
     forward_sweep<R>(scope, [&](auto i) {
         body_pose<R>(i, q, st);
         for_each_frame<R>(i, [&](auto f) { write_frame_pose(frame_of<R>(f), st, pos + 3 * f, rot + 9 * f, quat + 4 * f); });
-        if constexpr (in_order) {
-            constexpr int body = index_of<decltype(i)>;
-            constexpr int first = frames_final_after<R>(body - 1), end = frames_final_after<R>(body);
-            if constexpr (first < end) frames_final(Index<first>{}, Index<end>{});
-        }
+        report_frames_final<R, S>(i, frames_final);
     });
-    if constexpr (!in_order) frames_final(Index<0>{}, Index<R::NF>{});
+    report_all_frames_final<R, S>(frames_final);
 }
 
 }  // namespace algorithms
