@@ -45,6 +45,10 @@ struct Check {
             }
         }
     }
+    // The callback a template reports final rows through.
+    auto reporter() {
+        return [this](auto first, auto end) { report<index_of<decltype(first)>, index_of<decltype(end)>>(); };
+    }
     int finish() {
         if (next != (last_first ? 0 : rows)) {
             std::printf("%s: rows %s %d never reported final\n", name, last_first ? "before" : "from", next);
@@ -70,9 +74,7 @@ int main() {
         algorithms::CrbaState<Robot, double> st;
         algorithms::mass_matrix<Robot>(ThreadScope{}, M.data(), q, st);
         Check check("mass_matrix", {M.data()}, {W.data()}, {n * n}, n, true);
-        algorithms::mass_matrix<Robot>(ThreadScope{}, W.data(), q, st, [&](auto first, auto end) {
-            check.template report<index_of<decltype(first)>, index_of<decltype(end)>>();
-        });
+        algorithms::mass_matrix<Robot>(ThreadScope{}, W.data(), q, st, check.reporter());
         failures += check.finish();
     }
     {
@@ -81,9 +83,7 @@ int main() {
         Check check("inverse_dynamics_gradient", {dq.data(), dqd.data()}, {Wq.data(), Wqd.data()}, {n * n, n * n}, n,
                     true);
         algorithms::inverse_dynamics_gradient<Robot>(ThreadScope{}, Wq.data(), Wqd.data(), q, qd, qdd, *st, gravity,
-                                                     [&](auto first, auto end) {
-            check.template report<index_of<decltype(first)>, index_of<decltype(end)>>();
-        });
+                                                     check.reporter());
         failures += check.finish();
     }
     {
@@ -95,9 +95,7 @@ int main() {
         Check check("frame_poses", {pos.data(), rot.data(), quat.data()}, {Wpos.data(), Wrot.data(), Wquat.data()},
                     {3 * nf, 9 * nf, 4 * nf}, nf, false);
         algorithms::frame_poses<Robot>(ThreadScope{}, Wpos.data(), Wrot.data(), Wquat.data(), q, st,
-                                       [&](auto first, auto end) {
-            check.template report<index_of<decltype(first)>, index_of<decltype(end)>>();
-        });
+                                       check.reporter());
         failures += check.finish();
     }
     {
@@ -106,9 +104,7 @@ int main() {
         algorithms::KinematicsState<Robot, double> st;
         algorithms::end_effector_pose_gradient<Robot>(ThreadScope{}, J.data(), q, st);
         Check check("end_effector_pose_gradient", {J.data()}, {WJ.data()}, {nf * block}, nf, false);
-        algorithms::end_effector_pose_gradient<Robot>(ThreadScope{}, WJ.data(), q, st, [&](auto first, auto end) {
-            check.template report<index_of<decltype(first)>, index_of<decltype(end)>>();
-        });
+        algorithms::end_effector_pose_gradient<Robot>(ThreadScope{}, WJ.data(), q, st, check.reporter());
         failures += check.finish();
     }
     return failures ? 1 : 0;
