@@ -8,6 +8,14 @@
 //                level are dealt out over the group (the body in slot k of its level goes to the same
 //                thread in every sweep, GroupScope::owner), with a barrier after each level. State that
 //                crosses bodies lives in group-visible memory; a body's private state stays in its thread.
+//   LimbScope    one warp per limb of the tree, a limb being a chain of bodies each of which but the last has
+//                one child (limbs numbered in joint order): lane 0 of warp L runs limb L's bodies, its state
+//                in registers as in ThreadScope but for the bodies at a limb's ends, whose state crosses to
+//                other limbs through the caller's scratch; a block barrier between rounds (a limb waits for
+//                the limb above it going down the tree and for those below it going up). The kernel runs
+//                each warp's limb as a compile-time instantiation of its own (LimbScope<L>), so that a warp
+//                streams only its limb's code: one sample's latency at batch 1 is then the longest path of
+//                limbs, not the whole tree.
 // Sweeps call f(Index<i>{}) for every body i the calling thread owns, parents before children (forward)
 // or children before parents (backward).
 #pragma once
@@ -17,6 +25,21 @@
 #include "grid/model.cuh"
 
 namespace grid {
+
+// Number of children of joint i, and the k-th of them in joint order.
+template <class R>
+GLASS_HD constexpr int child_count(int i) {
+    int n = 0;
+    for (int j = 0; j < R::NB; ++j) n += R::joint[j].parent == i ? 1 : 0;
+    return n;
+}
+
+template <class R>
+GLASS_HD constexpr int child_at(int i, int k) {
+    for (int j = 0; j < R::NB; ++j)
+        if (R::joint[j].parent == i && k-- == 0) return j;
+    return -1;
+}
 
 struct ThreadScope {
     static constexpr bool cooperative = false;
@@ -41,6 +64,106 @@ struct GroupScope {
     GLASS_HD void sync() const { group_sync(); }
 };
 
+// Limbs: body b heads a limb where it is a root or its parent has several children. In joint order (depth
+// first, parents first) a body's first child follows it, so a limb's bodies are consecutive.
+template <class R>
+GLASS_HD constexpr bool limb_head(int b) {
+    const int p = R::joint[b].parent;
+    return p < 0 || child_count<R>(p) != 1;
+}
+
+template <class R>
+GLASS_HD constexpr int limb_of(int b) {
+    int n = -1;
+    for (int k = 0; k <= b; ++k) n += limb_head<R>(k) ? 1 : 0;
+    return n;
+}
+
+template <class R>
+GLASS_HD constexpr int limb_count() {
+    return limb_of<R>(R::NB - 1) + 1;
+}
+
+template <class R>
+GLASS_HD constexpr int limb_first_body(int l) {
+    int b = 0;
+    while (limb_of<R>(b) != l) ++b;
+    return b;
+}
+
+// The limb above limb l (the limb of its first body's parent), -1 for a root limb.
+template <class R>
+GLASS_HD constexpr int limb_parent(int l) {
+    const int p = R::joint[limb_first_body<R>(l)].parent;
+    return p < 0 ? -1 : limb_of<R>(p);
+}
+
+// Round of limb l going down the tree (its depth among limbs) and going up (its height: leaves 0).
+template <class R>
+GLASS_HD constexpr int limb_round_down(int l) {
+    int d = 0;
+    for (int a = limb_parent<R>(l); a >= 0; a = limb_parent<R>(a)) ++d;
+    return d;
+}
+
+template <class R>
+GLASS_HD constexpr int limb_round_up(int l) {
+    int h = 0;
+    for (int c = l + 1; c < limb_count<R>(); ++c)
+        if (limb_parent<R>(c) == l && limb_round_up<R>(c) + 1 > h) h = limb_round_up<R>(c) + 1;
+    return h;
+}
+
+template <class R>
+GLASS_HD constexpr int limb_rounds() {
+    int n = 0;
+    for (int l = 0; l < limb_count<R>(); ++l) n = limb_round_down<R>(l) + 1 > n ? limb_round_down<R>(l) + 1 : n;
+    return n;
+}
+
+// Whether body b's state is read by another limb's thread: a limb's first body with a parent (which reads what
+// it passes up) and a body with children in other limbs (which read its motion).
+template <class R>
+GLASS_HD constexpr bool limb_boundary(int b) {
+    if (R::joint[b].parent >= 0 && limb_of<R>(R::joint[b].parent) != limb_of<R>(b)) return true;
+    for (int c = b + 1; c < R::NB; ++c)
+        if (R::joint[c].parent == b && limb_of<R>(c) != limb_of<R>(b)) return true;
+    return false;
+}
+
+// The block barrier of LimbScope on the GPU: every warp of the block arrives, each from its own limb's code
+// (so not the aligned barrier of __syncthreads, which wants every thread at the same instruction).
+struct BlockBarrier {
+    GLASS_HD void arrive_and_wait() const {
+#if defined(__CUDA_ARCH__)
+        asm volatile("barrier.sync 0;" ::: "memory");
+#endif
+    }
+};
+
+template <int L, class Barrier = BlockBarrier>
+struct LimbScope {
+    static constexpr bool cooperative = true;
+    static constexpr int limb = L;
+    Barrier barrier;
+    // Lane 0 of the warp runs the bodies; the other lanes keep it company at the barriers.
+    GLASS_HD bool runs() const {
+#if defined(__CUDA_ARCH__)
+        return (threadIdx.x & 31u) == 0;
+#else
+        return true;
+#endif
+    }
+    GLASS_HD void sync() const { barrier.arrive_and_wait(); }
+};
+
+template <class S>
+struct is_limb_scope : std::false_type {};
+template <int L, class B>
+struct is_limb_scope<LimbScope<L, B>> : std::true_type {};
+template <class S>
+constexpr bool is_limb_scope_v = is_limb_scope<S>::value;
+
 namespace schedule_detail {
 // The bodies of a rolled robot level by level (parents first, or children first when REVERSE), each
 // dispatched to its class; one thread runs every body in ThreadScope, so the order is the same in both.
@@ -53,6 +176,29 @@ GLASS_HD void rolled_sweep(const S& s, F& f) {
             if (s.owns(k - begin)) with_joint_class<R>(R::level_order(k), f);
         s.sync();
     }
+}
+
+// Limb L's bodies in its round, parents first (or children first when UP), a barrier between rounds: every
+// warp passes each barrier, whatever its round.
+template <class R, bool UP, class S, class F>
+GLASS_HD void limb_sweep(const S& s, F& f) {
+    constexpr int L = S::limb, rounds = limb_rounds<R>();
+    constexpr int mine = UP ? limb_round_up<R>(L) : limb_round_down<R>(L);
+    static_for<rounds>([&](auto r) {
+        if constexpr (index_of<decltype(r)> == mine) {
+            if (s.runs()) {
+                const auto body = [&](auto b) {
+                    if constexpr (limb_of<R>(index_of<decltype(b)>) == L) f(b);
+                };
+                if constexpr (UP) {
+                    static_for_reverse<R::NB>(body);
+                } else {
+                    static_for<R::NB>(body);
+                }
+            }
+        }
+        if constexpr (index_of<decltype(r)> + 1 < rounds) s.sync();
+    });
 }
 }  // namespace schedule_detail
 
@@ -91,11 +237,82 @@ GLASS_HD ScopeArray<A, OWN> scope_array(A& caller) {
 template <class R, class S>
 constexpr bool own_arrays = !S::cooperative && !rolled_v<R>;
 
+// An array of a LimbScope<L>: a body's entries are limb L's own (registers) unless other limbs read them
+// (limb_boundary), then the caller's. Indexed by Index<b> only.
+template <class A, class R, int L>
+struct LimbArray {
+    A& shared;
+    A own;
+    template <int I>
+    GLASS_HD auto& operator[](Index<I> i) {
+        if constexpr (limb_boundary<R>(I)) {
+            return shared[i];
+        } else {
+            return own[i];
+        }
+    }
+};
+
+// An algorithm's state array `st.x` where scope S on robot R wants it: `auto x = scope_array<R, S>(st.x);`.
+template <class R, class S, class A>
+GLASS_HD auto scope_array(A& caller) {
+    if constexpr (is_limb_scope_v<S>) {
+        return LimbArray<A, R, S::limb>{caller, {}};
+    } else {
+        return scope_array<own_arrays<R, S>>(caller);
+    }
+}
+
+// Whether bodies a and b (index types: Index<n>, or a rolled body) run on the same thread in scope S: every
+// body in thread scope on an unrolled robot, a limb's bodies in a LimbScope, none where a group deals bodies at
+// run time (nor in a rolled robot's sweeps, which name bodies at run time).
+template <class R, class S>
+GLASS_HD constexpr bool same_thread_bodies(int a, int b) {
+    if constexpr (is_limb_scope_v<S>) {
+        return limb_of<R>(a) == limb_of<R>(b);
+    } else {
+        return own_arrays<R, S>;
+    }
+}
+
+template <class R, class S, class A, class B>
+struct SameThread : std::false_type {};
+template <class R, class S, int A, int B>
+struct SameThread<R, S, Index<A>, Index<B>> : std::integral_constant<bool, same_thread_bodies<R, S>(A, B)> {};
+template <class R, class S, class A, class B>
+constexpr bool same_thread = SameThread<R, S, std::decay_t<A>, std::decay_t<B>>::value;
+
+// The children of body p that run on p's thread in scope S, and the last of them in joint order (the first
+// to run in a backward sweep, which starts p's sums); for a rolled body none.
+template <class R, class S>
+GLASS_HD constexpr int children_on_thread(int p) {
+    int n = 0;
+    for (int c = 0; c < R::NB; ++c) n += R::joint[c].parent == p && same_thread_bodies<R, S>(c, p) ? 1 : 0;
+    return n;
+}
+
+template <class R, class S>
+GLASS_HD constexpr int last_child_on_thread(int p) {
+    int last = -1;
+    for (int c = 0; c < R::NB; ++c)
+        if (R::joint[c].parent == p && same_thread_bodies<R, S>(c, p)) last = c;
+    return last;
+}
+
+template <class R, class S, class I>
+struct ChildrenOnThread : std::integral_constant<int, 0> {};
+template <class R, class S, int I>
+struct ChildrenOnThread<R, S, Index<I>> : std::integral_constant<int, children_on_thread<R, S>(I)> {};
+template <class R, class S, class I>
+constexpr int children_on_thread_v = ChildrenOnThread<R, S, std::decay_t<I>>::value;
+
 // Bodies parents first. Ends with a barrier in GroupScope.
 template <class R, class S, class F>
 GLASS_HD void forward_sweep(const S& s, F&& f) {
     if constexpr (rolled_v<R>) {
         schedule_detail::rolled_sweep<R, false>(s, f);
+    } else if constexpr (is_limb_scope_v<S>) {
+        schedule_detail::limb_sweep<R, false>(s, f);
     } else if constexpr (S::cooperative) {
         static_for<R::NLEVELS>([&](auto l) {
             constexpr int begin = R::level_start[l], end = R::level_start[l + 1];
@@ -114,6 +331,8 @@ template <class R, class S, class F>
 GLASS_HD void backward_sweep(const S& s, F&& f) {
     if constexpr (rolled_v<R>) {
         schedule_detail::rolled_sweep<R, true>(s, f);
+    } else if constexpr (is_limb_scope_v<S>) {
+        schedule_detail::limb_sweep<R, true>(s, f);
     } else if constexpr (S::cooperative) {
         static_for_reverse<R::NLEVELS>([&](auto l) {
             constexpr int begin = R::level_start[l], end = R::level_start[l + 1];
@@ -155,27 +374,22 @@ GLASS_HD void for_each_item(const S& s, F&& f) {
     }
 }
 
-// Number of children of joint i, and the k-th of them in joint order.
-template <class R>
-GLASS_HD constexpr int child_count(int i) {
-    int n = 0;
-    for (int j = 0; j < R::NB; ++j) n += R::joint[j].parent == i ? 1 : 0;
-    return n;
-}
-
-template <class R>
-GLASS_HD constexpr int child_at(int i, int k) {
-    for (int j = 0; j < R::NB; ++j)
-        if (R::joint[j].parent == i && k-- == 0) return j;
-    return -1;
-}
-
 // The default rows_final of the templates that report the rows of their matrix outputs final (the mass
 // matrix, ∇ID): nothing to do.
 struct IgnoreFinalRows {
     template <class First, class End>
     GLASS_HD void operator()(First, End) const {}
 };
+
+// Body i's parent: Index<p>{} for an unrolled robot, the plain body number for a rolled one.
+template <class R, int I>
+GLASS_HD constexpr Index<R::joint[I].parent> parent_of(Index<I>) {
+    return {};
+}
+template <class R, int C>
+GLASS_HD int parent_of(RolledIndex<C> i) {
+    return R::parent(i);
+}
 
 // Calls f(c) for every child c of body i: Index<c>{} for an unrolled robot, the plain body number for a
 // rolled one.

@@ -12,7 +12,8 @@ namespace grid {
 namespace algorithms {
 
 // The algorithm's state: the group's scratch (shared memory) in GroupScope; in ThreadScope on an unrolled
-// robot `aba` keeps these arrays as objects of its own (ScopeArray), in registers.
+// robot `aba` keeps these arrays as objects of its own (ScopeArray), in registers, and in a LimbScope all but
+// the entries other limbs read (LimbArray).
 template <class R, typename T>
 struct AbaState {
     JointPose<T> pose[R::NB];
@@ -33,16 +34,15 @@ struct AbaState {
 template <class R, typename T, class S>
 GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau, AbaState<R, T>& st,
                   Vec3<T> gravity) {
-    constexpr bool own = own_arrays<R, S>;
-    auto pose = scope_array<own>(st.pose);
-    auto vel = scope_array<own>(st.v);
-    auto c = scope_array<own>(st.c);
-    auto pA = scope_array<own>(st.pA);
-    auto IA_up = scope_array<own>(st.IA_up);
-    auto pA_up = scope_array<own>(st.pA_up);
-    auto U = scope_array<own>(st.U);
-    auto dinv = scope_array<own>(st.dinv);
-    auto u = scope_array<own>(st.u);
+    auto pose = scope_array<R, S>(st.pose);
+    auto vel = scope_array<R, S>(st.v);
+    auto c = scope_array<R, S>(st.c);
+    auto pA = scope_array<R, S>(st.pA);
+    auto IA_up = scope_array<R, S>(st.IA_up);
+    auto pA_up = scope_array<R, S>(st.pA_up);
+    auto U = scope_array<R, S>(st.U);
+    auto dinv = scope_array<R, S>(st.dinv);
+    auto u = scope_array<R, S>(st.u);
     Sym6<T>& root_IA = st.root_IA;
 
     forward_sweep<R>(scope, [&](auto i) {
@@ -51,7 +51,7 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
         pose[i] = joint_pose(j, q + j.q);
         const Spatial<T> vj = subspace_apply(j, qd + j.v);
         Spatial<T> v = vj;
-        if constexpr (!J::is_root) v = joint_motion_to_body(j, pose[i], vel[j.parent]) + vj;
+        if constexpr (!J::is_root) v = joint_motion_to_body(j, pose[i], vel[parent_of<R>(i)]) + vj;
         c[i] = motion_cross(v, vj);
         pA[i] = force_cross(v, inertia_apply(j, v));
         vel[i] = v;
@@ -60,19 +60,21 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
     backward_sweep<R>(scope, [&](auto i) {
         const auto j = joint<R>(i);
         using J = decltype(j);
+        // The children on this thread added theirs to IA_up[i] and pA[i] as they finished; the others left
+        // theirs in IA_up and pA_up.
         Sym6<T> IA;
         Spatial<T> p = pA[i];
-        if constexpr (!own) {
-            IA = body_inertia<T>(j);
-            for_each_child<R>(i, [&](auto ch) {
-                add_to(IA, IA_up[ch]);
-                p = p + pA_up[ch];
-            });
-        } else if constexpr (child_count<R>(index_of<decltype(i)>) > 0) {  // the children added theirs already
+        if constexpr (children_on_thread_v<R, S, decltype(i)> > 0) {
             IA = IA_up[i];
         } else {
             IA = body_inertia<T>(j);
         }
+        for_each_child<R>(i, [&](auto ch) {
+            if constexpr (!same_thread<R, S, decltype(ch), decltype(i)>) {
+                add_to(IA, IA_up[ch]);
+                p = p + pA_up[ch];
+            }
+        });
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             static_assert(J::is_root, "a free-flyer joint is the root of the tree");
             root_IA = IA;
@@ -84,10 +86,10 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
             if constexpr (!J::is_root) {
                 const Sym6<T> Ia = rank1_remove(IA, U[i], dinv[i]);
                 const Spatial<T> pa = p + apply(Ia, c[i]) + (dinv[i] * u[i]) * U[i];
-                if constexpr (own) {
-                    constexpr int parent = J::parent;
-                    if constexpr (child_at<R>(parent, child_count<R>(parent) - 1) == index_of<decltype(i)>)  // first to run
-                        IA_up[parent] = body_inertia<T>(joint<R>(Index<parent>{}));
+                const auto parent = parent_of<R>(i);
+                if constexpr (same_thread<R, S, decltype(i), decltype(parent)>) {
+                    if constexpr (last_child_on_thread<R, S>(J::parent) == index_of<decltype(i)>)  // first to run
+                        IA_up[parent] = body_inertia<T>(joint<R>(parent));
                     add_to(IA_up[parent], joint_inertia_to_parent(j, pose[i], Ia));
                     pA[parent] = pA[parent] + joint_force_to_parent(j, pose[i], pa);
                 } else {
@@ -107,7 +109,7 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
             a0.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
             a = joint_motion_to_body(j, pose[i], a0) + c[i];
         } else {
-            a = joint_motion_to_body(j, pose[i], vel[j.parent]) + c[i];
+            a = joint_motion_to_body(j, pose[i], vel[parent_of<R>(i)]) + c[i];
         }
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             // x = IA⁻¹·(S·τ − pA − IA·a'), qdd = Sᵀ·x, a = a' + x
