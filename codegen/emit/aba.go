@@ -26,6 +26,7 @@ func emitABA(g *gen) {
 		temp:      temp,
 		algorithm: "aba",
 		shared:    "AbaState",
+		limbs:     !g.rolled,
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

@@ -56,6 +56,11 @@ type entry struct {
 	// heapState has the host build keep the template's state on the heap and pass the caller's arrays
 	// straight to it: a rolled robot's state and arrays can exceed a thread's stack.
 	heapState bool
+	// limbs gives an unrolled robot's entry `<name>_limbs_kernel`, a block per sample and a warp per limb of the
+	// tree (LimbScope of grid/schedule.cuh), launched at LIMBS_LAUNCH_SHAPE: one sample's latency is then its
+	// longest path of limbs. Its outputs must be vectors over the velocity coordinates, which each limb stores
+	// for its own joints.
+	limbs bool
 	// number is the entry's place in the header, its GRID_ALGO_<NAME>.
 	number int
 }
@@ -216,6 +221,66 @@ func emitThread(w *writer, e *entry) {
 		}
 	})
 	w.blank()
+}
+
+// emitLimbsKernel writes `<name>_limbs_kernel` (entry.limbs): warp L runs limb L of block k's sample on its own
+// copies of the inputs, the template in LimbScope<L> with the cross-limb state in shared memory, and stores its
+// joints' outputs.
+func emitLimbsKernel(w *writer, e *entry) {
+	bdecl, _ := e.bufferParams("d_")
+	pdecl, pcall := e.params()
+	w.line("/// %s", e.doc)
+	w.line("/// Batched kernel for batches where one sample's latency counts (LIMBS_LAUNCH_SHAPE): block k runs sample k,")
+	w.line("/// warp L of its limb_count<Robot>() warps limb L of the tree (grid/schedule.cuh, LimbScope), with")
+	w.line("/// sizeof(%s) bytes of dynamic shared memory for the state the limbs share.", e.sharedType("T"))
+	w.line("template <typename T>")
+	w.block(fmt.Sprintf("__global__ void __launch_bounds__(32 * limb_count<Robot>()) %s_limbs_kernel(%s, int num_samples)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+		w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
+		w.line("auto& st = *reinterpret_cast<%s*>(grid_smem);", e.sharedType("T"))
+		w.line("const int k = int(blockIdx.x);")
+		w.line("if (k >= num_samples) return;")
+		w.block("run_limbs<Robot>([&](auto scope)", func() {
+			args := []string{"scope"}
+			for _, b := range e.outputs {
+				w.line("T l_%s[%d];", b.name, b.size)
+				args = append(args, "l_"+b.name)
+			}
+			for _, b := range e.inputs {
+				w.line("T l_%s[%d];  // the limb's code reads its own joints' entries; the others are dropped", b.name, b.size)
+				w.line("for (int i = 0; i < %d; ++i) l_%s[i] = d_%s[size_t(k) * %d + i];", b.size, b.name, b.name, b.size)
+				args = append(args, "l_"+b.name)
+			}
+			w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(append(args, "st"), pcall...), ", "))
+			w.block("if (scope.runs())", func() {
+				for _, b := range e.outputs {
+					w.line("copy_limb_velocities<Robot, decltype(scope)::limb>(d_%s + size_t(k) * %d, l_%s);", b.name, b.size, b.name)
+				}
+			})
+		}, ");")
+	})
+	w.blank()
+}
+
+// emitLimbsLaunch writes the part of `<name>_launch` that launches the limb kernel at LIMBS_LAUNCH_SHAPE.
+func (e *entry) emitLimbsLaunch(w *writer, pcall []string) {
+	_, dcall := e.bufferParams("d_")
+	args := strings.Join(append(append(dcall, pcall...), "num_samples"), ", ")
+	w.block("if (is_limbs_shape(shape))", func() {
+		w.line("const size_t smem = sizeof(%s);", e.sharedType("T"))
+		w.line("constexpr unsigned limb_threads = 32u * unsigned(limb_count<Robot>());  // a compile-time count")
+		w.line("const dim3 blocks(static_cast<unsigned>(num_samples)), block(limb_threads);")
+		w.line("#if defined(GRID_RTC_HOST)")
+		w.line("static rtc::Kernel kernel(rtc::instance<T>(\"%s\"));", e.limbsKernel())
+		w.line("const cudaError_t err = rtc::set_smem_limit(kernel, smem);")
+		w.line("if (err != cudaSuccess) return err;")
+		w.line("return rtc::launch(kernel, blocks, block, smem, stream, %s);", args)
+		w.line("#else")
+		w.line("const cudaError_t err = set_smem_limit<%s_limbs_kernel<T>>(smem);", e.name)
+		w.line("if (err != cudaSuccess) return err;")
+		w.line("%s_limbs_kernel<T><<<blocks, block, smem, stream>>>(%s);", e.name, args)
+		w.line("return cudaGetLastError();")
+		w.line("#endif")
+	})
 }
 
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
@@ -539,6 +604,9 @@ func emitLadder(w *writer, e *entry, opt Options) {
 		})
 		w.blank()
 	}
+	if e.limbs {
+		emitLimbsKernel(w, e)
+	}
 	w.line("#endif  // __CUDACC__")
 	w.line("#if defined(GRID_CUDA_HOST)")
 	w.line("/// Launches %s_kernel<T, TIER> on stream for num_samples samples in device memory; never synchronises.", e.name)
@@ -546,11 +614,17 @@ func emitLadder(w *writer, e *entry, opt Options) {
 	w.line("/// within tier_max_threads(TIER, %s_MAX_THREADS<T>()) threads (see valid_launch_shape). A sample group", up)
 	w.line("/// at a tier above spill level 0 needs d_workspace of %s_LAUNCH_WORKSPACE_BYTES<T, TIER>(num_samples,", up)
 	w.line("/// shape) bytes (cudaErrorInvalidValue without it); one thread per sample needs none at any tier.")
+	if e.limbs {
+		w.line("/// LIMBS_LAUNCH_SHAPE launches %s_limbs_kernel: a block per sample, a warp per limb of the tree.", e.name)
+	}
 	w.line("template <typename T, int TIER = TIER_SHARED>")
 	w.block(fmt.Sprintf("cudaError_t %s_launch(%s, int num_samples, cudaStream_t stream, LaunchShape shape = BAKED_LAUNCH_SHAPE, T* d_workspace = nullptr)",
 		e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		w.line("if (num_samples <= 0) return cudaSuccess;")
 		w.line("if (shape.threads_per_sample == 0) shape = %s_LAUNCH_SHAPE<T>(num_samples);", up)
+		if e.limbs {
+			e.emitLimbsLaunch(w, pcall)
+		}
 		w.line("if (!valid_launch_shape(shape, tier_max_threads(TIER, %s_MAX_THREADS<T>()))) return cudaErrorInvalidValue;", up)
 		w.line("if (shape.samples_per_block > num_samples) shape.samples_per_block = num_samples;")
 		_, dcall0 := e.bufferParams("d_")

@@ -15,6 +15,10 @@ type LaunchShape struct {
 
 func (s LaunchShape) threads() int { return s.ThreadsPerSample * s.SamplesPerBlock }
 
+// LimbsShape is grid::LIMBS_LAUNCH_SHAPE: a block per sample, a warp per limb of the tree, for the entry points
+// with a limb kernel (entry.limbs).
+var LimbsShape = LaunchShape{-1, 1}
+
 func (s LaunchShape) String() string {
 	return fmt.Sprintf("%dx%d", s.ThreadsPerSample, s.SamplesPerBlock)
 }
@@ -24,6 +28,8 @@ func (s LaunchShape) String() string {
 func (s LaunchShape) valid(maxThreads int) bool {
 	g := s.ThreadsPerSample
 	switch {
+	case s == LimbsShape: // not a sample group: its kernel's bounds are its own
+		return true
 	case g < 1 || s.SamplesPerBlock < 1 || s.threads() > maxThreads:
 		return false
 	case s.SamplesPerBlock == 1 || g == 1:
@@ -48,6 +54,11 @@ type LaunchConfig struct {
 	MaxThreads int          `json:"max_threads"`
 	Steps      []LaunchStep `json:"steps"`
 	Tier       string       `json:"tier,omitempty"`
+}
+
+// usesLimbs reports whether a step launches the limb kernel.
+func (c LaunchConfig) usesLimbs() bool {
+	return slices.ContainsFunc(c.Steps, func(s LaunchStep) bool { return s.LaunchShape == LimbsShape })
 }
 
 // Tiers are the resource tiers by their names in the launch tables, as grid/launch.cuh numbers them.
@@ -122,12 +133,13 @@ func (o Options) launchConfig(e *entry, precision string) LaunchConfig {
 
 // validateLaunch checks every configuration of the table against the entry points that exist.
 func (o Options) validateLaunch(entries []*entry) error {
-	known := map[string]bool{}
+	known := map[string]*entry{}
 	for _, e := range entries {
-		known[e.name] = true
+		known[e.name] = e
 	}
 	for algo, byPrecision := range o.Launch {
-		if !known[algo] {
+		e := known[algo]
+		if e == nil {
 			return fmt.Errorf("launch configuration for unknown entry point %q", algo)
 		}
 		for p, c := range byPrecision {
@@ -136,6 +148,10 @@ func (o Options) validateLaunch(entries []*entry) error {
 			}
 			if err := c.Validate(); err != nil {
 				return fmt.Errorf("launch configuration of %s (%s): %w", algo, p, err)
+			}
+			if c.usesLimbs() && !e.limbs {
+				return fmt.Errorf("launch configuration of %s (%s): shape %s, but %s has no limb kernel for this robot",
+					algo, p, LimbsShape, algo)
 			}
 		}
 	}

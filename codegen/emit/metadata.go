@@ -74,6 +74,8 @@ type AlgorithmInfo struct {
 	// TIER_SHARED, and those of the entry points its launch calls), as NVRTC compiles them at run time for a
 	// library built with GRID_RTC_HOST (xla_ffi/ffi_cuda_rtc.cc).
 	Kernels []string `json:"kernels"`
+	// Limbs reports a limb kernel (`<name>_limbs_kernel`, launched at LIMBS_LAUNCH_SHAPE).
+	Limbs bool `json:"limbs,omitempty"`
 }
 
 // BufferInfo is one per-sample array.
@@ -143,7 +145,7 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 		m.Collision = collisionInfo(opt.Collision, r)
 	}
 	for _, e := range entries {
-		a := AlgorithmInfo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame, Method: e.method,
+		a := AlgorithmInfo{Name: e.name, Doc: e.doc, Gravity: e.gravity, Frame: e.frame, Method: e.method, Limbs: e.limbs,
 			SmemBytesFloat: 4 * e.smem(), SmemBytesDouble: 8 * e.smem(),
 			TierFloat: tierName(opt.launchConfig(e, "float").Tier), TierDouble: tierName(opt.launchConfig(e, "double").Tier)}
 		conv := func(bs []buffer) []BufferInfo {
@@ -172,6 +174,7 @@ func metadata(r *model.Robot, entries []*entry, rolled bool, omitted map[string]
 // template arguments) and metadata.json lists: one spelling for both.
 func (e *entry) groupKernel() string  { return "grid::" + e.name + "_kernel" }
 func (e *entry) threadKernel() string { return "grid::" + e.name + "_thread_kernel" }
+func (e *entry) limbsKernel() string  { return "grid::" + e.name + "_limbs_kernel" }
 
 // solveKernel is the last-phase kernel of a phased thread launch of algorithm (algorithms/<name>.cuh).
 func solveKernel(algorithm string) string { return "grid::algorithms::" + algorithm + "_solve_kernel" }
@@ -201,8 +204,12 @@ func rtcKernels(e *entry, entries []*entry, opt Options) []string {
 					add(fmt.Sprintf("%s<%s>", x.threadKernel(), t))
 				}
 			}
+			cfg := opt.launchConfig(x, t)
+			if x.limbs && cfg.usesLimbs() {
+				add(fmt.Sprintf("%s<%s>", x.limbsKernel(), t))
+			}
 			add(fmt.Sprintf("%s<%s, 0>", x.groupKernel(), t)) // TIER_SHARED: the handler's fallback
-			add(fmt.Sprintf("%s<%s, %d>", x.groupKernel(), t, tierNumber(opt.launchConfig(x, t).Tier)))
+			add(fmt.Sprintf("%s<%s, %d>", x.groupKernel(), t, tierNumber(cfg.Tier)))
 		}
 		for _, n := range x.needs {
 			if dep, ok := byName[n]; ok {

@@ -10,11 +10,12 @@ import (
 // Shapes are the launch shapes (threads per sample x samples per block) the CUDA check runs every kernel
 // at, besides the one baked for the batch size: one sample per block from a single thread to the hardware
 // maximum, warp-aligned and ragged; a sample per thread; sub-warp, warp and multi-warp groups sharing a
-// block. Shapes over a kernel's MAX_THREADS are skipped and counted.
+// block; the limb kernels' shape (-1x1, LIMBS_LAUNCH_SHAPE) for the entry points that have one. Shapes over a
+// kernel's MAX_THREADS are skipped and counted.
 var Shapes = [][2]int{
 	{1, 1}, {32, 1}, {33, 1}, {57, 1}, {96, 1}, {128, 1}, {256, 1}, {1024, 1},
 	{1, 32}, {1, 64}, {1, 128}, {2, 16}, {2, 64}, {4, 8}, {4, 32}, {8, 16}, {16, 4}, {16, 8}, {32, 4}, {64, 2},
-	{96, 3},
+	{96, 3}, {emit.LimbsShape.ThreadsPerSample, emit.LimbsShape.SamplesPerBlock},
 }
 
 // CUDADriver returns the source of a CUDA program (driver.cu) that, for every entry point, launch shape and
@@ -54,10 +55,12 @@ func CUDADriver(m *emit.Metadata) string {
 		// the shape the launch resolves (the baked one for the batch), and at a tier other than TIER_SHARED
 		// only sample groups: one thread per sample runs the same kernel at every tier
 		fmt.Fprintf(&b, "        const grid::LaunchShape run = shape.threads_per_sample == 0 ? grid::%s_LAUNCH_SHAPE<T>(n) : shape;\n", upper)
-		fmt.Fprintf(&b, "        const bool fits = (TIER == grid::TIER_SHARED || run.threads_per_sample > 1) &&\n"+
+		// the limb kernel runs at the shape of its own, where the entry point has one, at no tier
+		fmt.Fprintf(&b, "        const bool fits = grid::is_limbs_shape(run) ? %v && TIER == grid::TIER_SHARED :\n"+
+			"            (TIER == grid::TIER_SHARED || run.threads_per_sample > 1) &&\n"+
 			"            (shape.threads_per_sample == 0 || (grid::valid_launch_shape(shape, grid::tier_max_threads(TIER, grid::%s_MAX_THREADS<T>())) &&\n"+
 			"            grid::%s_LAUNCH_SMEM_BYTES<T, TIER>(grid::LaunchShape{shape.threads_per_sample, std::min(shape.samples_per_block, n)}) <= max_smem()));\n",
-			upper, upper)
+			a.Limbs, upper, upper)
 		fmt.Fprintf(&b, "        DeviceArray<T> ws(run.threads_per_sample > 1 ? grid::%s_LAUNCH_WORKSPACE_BYTES<T, TIER>(n, run) / sizeof(T) : 0);\n", upper)
 		// a build of some entry points (tests/gpu/nvcc_split.sh ENTRIES) defines GRID_ENTRY_SKIPPED_<NAME> for the others
 		fmt.Fprintf(&b, "#if defined(GRID_ENTRY_SKIPPED_%s)\n        const bool built = false;\n        rep.not_built(%q);\n#else\n        const bool built = true;\n#endif\n", upper, a.Name)

@@ -78,7 +78,7 @@ func Choose(cells []Cell) map[string]emit.LaunchTable {
 	groups := map[key][]Cell{}
 	for _, c := range cells {
 		// the launch tables run TIER_SHARED: cells of the other tiers are reported, not chosen
-		if c.Missing == "" && c.Shape.ThreadsPerSample > 0 && c.Tier == "" {
+		if c.Missing == "" && (c.Shape.ThreadsPerSample > 0 || c.Shape == emit.LimbsShape) && c.Tier == "" {
 			k := key{c.Robot, c.Algo, c.Precision}
 			groups[k] = append(groups[k], c)
 		}

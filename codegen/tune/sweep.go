@@ -20,10 +20,12 @@ var Algorithms = []string{
 var Batches = []int{1, 16, 256, 4096, 65536}
 
 // Shapes are the launch shapes (threads per sample, samples per block) the sweep tries, each where it fits
-// a kernel's MAX_THREADS: a sample per thread, sub-warp, warp and multi-warp groups, one sample per block.
+// a kernel's MAX_THREADS: a sample per thread, sub-warp, warp and multi-warp groups, one sample per block;
+// and the limb kernels' shape (-1x1) for the entry points that have one.
 var Shapes = [][2]int{
 	{1, 32}, {1, 64}, {1, 128}, {1, 256}, {2, 64}, {4, 32}, {8, 16}, {16, 8},
 	{32, 1}, {32, 4}, {64, 1}, {64, 2}, {128, 1}, {256, 1},
+	{emit.LimbsShape.ThreadsPerSample, emit.LimbsShape.SamplesPerBlock},
 }
 
 // SweepDriver returns the source of a CUDA program (sweep.cu, beside grid.cuh) that times every entry point
@@ -75,14 +77,14 @@ func SweepDriver(m *emit.Metadata) string {
 		}
 		args = append(args, "n", "s.stream", "shape")
 		up := strings.ToUpper(a.Name)
-		fmt.Fprintf(&b, "        s.run<T>(%q, grid::%s_MAX_THREADS<T>(), grid::TIER_SHARED, [&](int set, int n, grid::LaunchShape shape) {\n",
-			a.Name, up)
+		fmt.Fprintf(&b, "        s.run<T>(%q, grid::%s_MAX_THREADS<T>(), grid::TIER_SHARED, %v, [&](int set, int n, grid::LaunchShape shape) {\n",
+			a.Name, up, a.Limbs)
 		fmt.Fprintf(&b, "            return grid::%s_launch<T>(%s);\n        });\n", a.Name, strings.Join(args, ", "))
 		// the sample-group shapes again at the other resource tiers, with a workspace of the size each launch needs
 		b.WriteString("#if defined(GRID_ALL_TIERS)\n")
 		b.WriteString("        static_for_tiers([&](auto tier) {\n")
 		b.WriteString("            constexpr int TIER = decltype(tier)::value;\n")
-		fmt.Fprintf(&b, "            s.run<T>(%q, grid::%s_MAX_THREADS<T>(), TIER, [&](int set, int n, grid::LaunchShape shape) {\n", a.Name, up)
+		fmt.Fprintf(&b, "            s.run<T>(%q, grid::%s_MAX_THREADS<T>(), TIER, false, [&](int set, int n, grid::LaunchShape shape) {\n", a.Name, up)
 		fmt.Fprintf(&b, "                T* ws = s.workspace<T>(grid::%s_LAUNCH_WORKSPACE_BYTES<T, TIER>(n, shape));\n", up)
 		fmt.Fprintf(&b, "                return grid::%s_launch<T, TIER>(%s, ws);\n            });\n        });\n", a.Name, strings.Join(args, ", "))
 		b.WriteString("#endif\n    }\n#endif\n")
@@ -230,16 +232,17 @@ struct Sweep {
     }
     // Times every cell of one entry point at resource tier tier: the baked shape and every shape that fits at
     // TIER_SHARED, the sample-group shapes at the others (named "GxS@lite", "GxS@minimal"; one thread per
-    // sample is the same kernel at every tier).
+    // sample is the same kernel at every tier); the limb kernel's shape where the entry point has one (limbs).
     template <typename T, typename Launch>
-    void run(const char* algo, int max_threads, int tier, Launch launch) {
+    void run(const char* algo, int max_threads, int tier, bool limbs, Launch launch) {
         const char* precision = sizeof(T) == 8 ? "double" : "float";
         const char* at = tier == grid::TIER_LITE ? "@lite" : tier == grid::TIER_MINIMAL ? "@minimal" : "";
         for (int n : batches) {
             std::vector<grid::LaunchShape> cells;
             if (tier == grid::TIER_SHARED) cells.push_back(grid::BAKED_LAUNCH_SHAPE);
             for (const grid::LaunchShape& s : shapes)
-                if (grid::valid_launch_shape(s, grid::tier_max_threads(tier, max_threads)) &&
+                if (grid::is_limbs_shape(s) ? limbs :
+                    grid::valid_launch_shape(s, grid::tier_max_threads(tier, max_threads)) &&
                     (tier == grid::TIER_SHARED || s.threads_per_sample > 1))
                     cells.push_back(s);
             for (const grid::LaunchShape& shape : cells) {

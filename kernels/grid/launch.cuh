@@ -122,6 +122,15 @@ struct LaunchShape {
 // The default-argument marker of the `<algo>_launch` helpers: use the shape baked for the batch size.
 constexpr LaunchShape BAKED_LAUNCH_SHAPE{0, 0};
 
+// The shape of the limb kernels (`<algo>_limbs_kernel`, where an entry point has one): a block per sample and a
+// warp per limb of the tree (grid/schedule.cuh, LimbScope), for batches so small that one sample's latency is
+// the call's. Not a sample-group shape: valid_launch_shape refuses it, the launch functions that have a limb
+// kernel take it first.
+constexpr LaunchShape LIMBS_LAUNCH_SHAPE{-1, 1};
+GLASS_HD constexpr bool is_limbs_shape(LaunchShape s) {
+    return s.threads_per_sample == LIMBS_LAUNCH_SHAPE.threads_per_sample;
+}
+
 // An entry point's baked launch configuration in precision T, specialised by grid.cuh for each of its entry
 // points (ALGO is GRID_ALGO_<NAME>): TIER, the resource tier (below) tuned for the robot and GPU, TIER_SHARED
 // where untuned; MAX_THREADS, the kernels' __launch_bounds__; shape(num_samples), the launch shape by batch.

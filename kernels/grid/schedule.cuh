@@ -164,6 +164,28 @@ struct is_limb_scope<LimbScope<L, B>> : std::true_type {};
 template <class S>
 constexpr bool is_limb_scope_v = is_limb_scope<S>::value;
 
+#if defined(__CUDACC__)
+// Calls f(LimbScope<L>{}) on warp L of the block (a block of limb_count<R>() warps): each warp's limb its own
+// instantiation of f.
+template <class R, class F>
+__device__ __forceinline__ void run_limbs(F&& f) {
+    const uint32_t warp = threadIdx.x / 32u;
+    static_for<limb_count<R>()>([&](auto L) {
+        if (warp == uint32_t(index_of<decltype(L)>)) f(LimbScope<index_of<decltype(L)>>{});
+    });
+}
+#endif
+
+// Copies the entries of limb L's joints (velocity coordinates) of a vector of NV values from src to dst.
+template <class R, int L, typename D, typename T>
+GLASS_HD void copy_limb_velocities(D* dst, const T* src) {
+    static_for<R::NB>([&](auto b) {
+        using J = JointAt<R, index_of<decltype(b)>>;
+        if constexpr (limb_of<R>(J::index) == L)
+            for (int k = 0; k < J::nv; ++k) dst[J::v + k] = src[J::v + k];
+    });
+}
+
 namespace schedule_detail {
 // The bodies of a rolled robot level by level (parents first, or children first when REVERSE), each
 // dispatched to its class; one thread runs every body in ThreadScope, so the order is the same in both.
@@ -179,26 +201,24 @@ GLASS_HD void rolled_sweep(const S& s, F& f) {
 }
 
 // Limb L's bodies in its round, parents first (or children first when UP), a barrier between rounds: every
-// warp passes each barrier, whatever its round.
+// warp passes each barrier, whatever its round. The bodies are called from here, not from a lambda per round:
+// a lambda holding a whole limb is past what the compiler inlines, and outlined it keeps the state in memory.
 template <class R, bool UP, class S, class F>
 GLASS_HD void limb_sweep(const S& s, F& f) {
     constexpr int L = S::limb, rounds = limb_rounds<R>();
     constexpr int mine = UP ? limb_round_up<R>(L) : limb_round_down<R>(L);
-    static_for<rounds>([&](auto r) {
-        if constexpr (index_of<decltype(r)> == mine) {
-            if (s.runs()) {
-                const auto body = [&](auto b) {
-                    if constexpr (limb_of<R>(index_of<decltype(b)>) == L) f(b);
-                };
-                if constexpr (UP) {
-                    static_for_reverse<R::NB>(body);
-                } else {
-                    static_for<R::NB>(body);
-                }
-            }
+    static_for<mine>([&](auto) { s.sync(); });
+    if (s.runs()) {
+        const auto body = [&](auto b) {
+            if constexpr (limb_of<R>(index_of<decltype(b)>) == L) f(b);
+        };
+        if constexpr (UP) {
+            static_for_reverse<R::NB>(body);
+        } else {
+            static_for<R::NB>(body);
         }
-        if constexpr (index_of<decltype(r)> + 1 < rounds) s.sync();
-    });
+    }
+    static_for<rounds - 1 - mine>([&](auto) { s.sync(); });
 }
 }  // namespace schedule_detail
 

@@ -1,6 +1,6 @@
 // Probe of the limb scope (grid/schedule.cuh LimbScope): ABA of one sample with each limb of the tree on a
-// warp of its own, against the generated ABA kernels of the same robot. Build with -I kernels -I <robot folder
-// made by `go tool mage gen`> (go2 and g1_29dof with -floating):
+// warp of its own (the generated aba_limbs_kernel), against the generated ABA kernels of the same robot.
+// Build with -I kernels -I <robot folder made by `go tool mage gen`> (go2 and g1_29dof with -floating):
 //   * a C++17 compiler (-x c++ -pthread): checks the limb scope against aba_thread on the host in float64 and
 //     float32, one std::thread per limb meeting at a host barrier;
 //   * nvcc: checks it on the GPU (NaN-poisoned outputs, 333 samples, one per block) and times it and the
@@ -139,22 +139,6 @@ static double host_check(const Inputs& in) {
         }                                                                                             \
     } while (0)
 
-// One sample per block of NLIMBS warps; warp L runs limb L.
-template <typename T>
-__global__ void __launch_bounds__(32 * NLIMBS) aba_limbs_kernel(T* qdd, const T* q, const T* qd, const T* tau,
-                                                                 Vec3<T> g, int n) {
-    extern __shared__ __align__(16) unsigned char smem[];
-    auto& st = *reinterpret_cast<algorithms::AbaState<Robot, T>*>(smem);
-    const int k = blockIdx.x;
-    if (k >= n) return;
-    const uint32_t warp = threadIdx.x / 32;
-    static_for<NLIMBS>([&](auto L) {
-        if (warp == uint32_t(index_of<decltype(L)>))
-            aba_limb(LimbScope<index_of<decltype(L)>>{}, qdd + size_t(k) * NV, q + size_t(k) * NQ, qd + size_t(k) * NV,
-                     tau + size_t(k) * NV, st, g);
-    });
-}
-
 template <typename T>
 struct Device {
     T *q, *qd, *tau, *qdd;
@@ -176,19 +160,12 @@ struct Device {
     }
 };
 
-// A launch on stream s: shape.threads_per_sample 0 is the limbs kernel, otherwise the generated ABA launch.
+// A launch of the generated ABA on stream s at the given shape (LIMBS_LAUNCH_SHAPE: aba_limbs_kernel).
 template <typename T>
 static void launch(const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
-    const Vec3<T> g = default_gravity<T>();
-    if (shape.threads_per_sample == 0) {
-        aba_limbs_kernel<T><<<n, 32 * NLIMBS, sizeof(algorithms::AbaState<Robot, T>), s>>>(d.qdd, d.q, d.qd, d.tau,
-                                                                                            g, n);
-        CHECK(cudaGetLastError());
-    } else {
-        static T* workspace = nullptr;
-        if (!workspace) CHECK(cudaMalloc(&workspace, size_t(64) << 20));
-        CHECK(aba_launch<T>(d.qdd, d.q, d.qd, d.tau, g, n, s, shape, workspace));
-    }
+    static T* workspace = nullptr;
+    if (!workspace) CHECK(cudaMalloc(&workspace, size_t(64) << 20));
+    CHECK(aba_launch<T>(d.qdd, d.q, d.qd, d.tau, default_gravity<T>(), n, s, shape, workspace));
 }
 
 // Median over 31 replays of the time per launch of 20 launches captured in a graph, in µs.
@@ -228,25 +205,22 @@ static double graph_us(const Device<T>& d, LaunchShape shape, int n) {
 
 template <typename T>
 static void gpu_run(const char* robot, const char* precision, const Inputs& check, const Inputs& one) {
-    CHECK(cudaFuncSetAttribute(aba_limbs_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               int(sizeof(algorithms::AbaState<Robot, T>))));
     Device<T> d(check);
     launch(d, LaunchShape{1, 64}, 0, check.n);
     CHECK(cudaDeviceSynchronize());
     const auto ref = d.out();
     CHECK(cudaMemset(d.qdd, 0xff, ref.size() * sizeof(T)));  // NaN-poisoned
-    launch(d, LaunchShape{0, 0}, 0, check.n);
+    launch(d, LIMBS_LAUNCH_SHAPE, 0, check.n);
     CHECK(cudaDeviceSynchronize());
     std::printf("%s %s check limbs (%d warps): max err %.3g against aba (one thread), %d samples\n", robot, precision,
                 NLIMBS, max_err(d.out(), ref), check.n);
     Device<T> d1(one);
-    const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, {0, 0}};
+    const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, LIMBS_LAUNCH_SHAPE};
     for (const auto& shape : shapes) {
-        if (shape.threads_per_sample > 0 &&
-            !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, ABA_MAX_THREADS<T>())))
+        if (!is_limbs_shape(shape) && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, ABA_MAX_THREADS<T>())))
             continue;
         const double us = graph_us(d1, shape, 1);
-        if (shape.threads_per_sample == 0)
+        if (is_limbs_shape(shape))
             std::printf("%s aba %s batch1 limbs %dx1 %.3f us\n", robot, precision, 32 * NLIMBS, us);
         else
             std::printf("%s aba %s batch1 aba %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
@@ -255,6 +229,7 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
 }
 #endif
 
+#if !defined(__CUDACC__)  // (nvcc would also compile the constexpr helpers it calls at run time for the device)
 // The limbs' structure as LimbScope relies on it: each limb a run of consecutive bodies, each body but the
 // first the child of the one before and its parent's only child; a limb's first body a root or a child of a
 // body with several children; a limb one round below the limb above it going down the tree and above it going
@@ -280,13 +255,14 @@ static int check_limbs() {
     }
     return bad;
 }
+#endif
 
 int main(int argc, char** argv) {
     const char* robot = argc > 1 ? argv[1] : "robot";
     const Inputs check = make_inputs(333, 7);
     std::printf("%s: %d bodies, %d limbs, %d rounds\n", robot, NB, NLIMBS, limb_rounds<Robot>());
-    if (check_limbs() > 0) return 1;
 #if !defined(__CUDACC__)
+    if (check_limbs() > 0) return 1;
     // float64 to 1e-11 (the sums of a body's children run in another order), float32 to 1e-3
     const double e64 = host_check<double>(check), e32 = host_check<float>(check);
     std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (limbs against aba_thread)\n", robot, e64,
