@@ -223,6 +223,22 @@ func emitThread(w *writer, e *entry) {
 	w.blank()
 }
 
+// emitSampleLocals writes local arrays for sample k's outputs and for its inputs, copied from global memory,
+// and returns them as the template's buffer arguments.
+func (e *entry) emitSampleLocals(w *writer) []string {
+	var args []string
+	for _, b := range e.outputs {
+		w.line("T l_%s[%d];", b.name, b.size)
+		args = append(args, "l_"+b.name)
+	}
+	for _, b := range e.inputs {
+		w.line("T l_%s[%d];", b.name, b.size)
+		w.line("for (int j = 0; j < %d; ++j) l_%s[j] = d_%s[size_t(k) * %d + j];", b.size, b.name, b.name, b.size)
+		args = append(args, "l_"+b.name)
+	}
+	return args
+}
+
 // emitLimbsKernel writes `<name>_limbs_kernel` (entry.limbs): warp L runs limb L of block k's sample on its own
 // copies of the inputs, the template in LimbScope<L> with the cross-limb state in shared memory, and stores its
 // joints' outputs.
@@ -240,16 +256,8 @@ func emitLimbsKernel(w *writer, e *entry) {
 		w.line("const int k = int(blockIdx.x);")
 		w.line("if (k >= num_samples) return;")
 		w.block("run_limbs<Robot>([&](auto scope)", func() {
-			args := []string{"scope"}
-			for _, b := range e.outputs {
-				w.line("T l_%s[%d];", b.name, b.size)
-				args = append(args, "l_"+b.name)
-			}
-			for _, b := range e.inputs {
-				w.line("T l_%s[%d];  // the limb's code reads its own joints' entries; the others are dropped", b.name, b.size)
-				w.line("for (int i = 0; i < %d; ++i) l_%s[i] = d_%s[size_t(k) * %d + i];", b.size, b.name, b.name, b.size)
-				args = append(args, "l_"+b.name)
-			}
+			w.comment("the limb's code reads its own joints' entries of the inputs; the compiler drops the others")
+			args := append([]string{"scope"}, e.emitSampleLocals(w)...)
 			w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(append(args, "st"), pcall...), ", "))
 			w.block("if (scope.runs())", func() {
 				for _, b := range e.outputs {
@@ -308,16 +316,7 @@ func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
 	w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
 		w.line("// every lane runs a sample (past the batch's end the last one again): the whole warp takes part in each store")
 		w.line("const int k = min(base + stores.lane, num_samples - 1);")
-		args := []string{"ThreadScope{}"}
-		for _, b := range e.outputs {
-			w.line("T l_%s[%d];", b.name, b.size)
-			args = append(args, "l_"+b.name)
-		}
-		for _, b := range e.inputs {
-			w.line("T l_%s[%d];", b.name, b.size)
-			w.line("for (int j = 0; j < %d; ++j) l_%s[j] = d_%s[size_t(k) * %d + j];", b.size, b.name, b.name, b.size)
-			args = append(args, "l_"+b.name)
-		}
+		args := append([]string{"ThreadScope{}"}, e.emitSampleLocals(w)...)
 		w.line("%s state;", e.sharedType("T"))
 		args = append(append(args, "state"), pcall...)
 		w.block(fmt.Sprintf("algorithms::%s<Robot>(%s, [&](auto first, auto end)", e.algorithm, strings.Join(args, ", ")), func() {

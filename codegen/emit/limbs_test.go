@@ -19,7 +19,12 @@ import (
 // four legs, and a humanoid whose arms hang three rounds down.
 func TestLimbScopeMatchesThreadScope(t *testing.T) {
 	needCXX(t)
-	src, err := os.ReadFile(filepath.Join(testrobots.RepoRoot(), "bench", "launch", "limbs", "probe.cu"))
+	probe := filepath.Join(testrobots.RepoRoot(), "bench", "launch")
+	src, err := os.ReadFile(filepath.Join(probe, "limbs", "probe.cu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	helpers, err := os.ReadFile(filepath.Join(probe, "probe.h"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +40,9 @@ func TestLimbScopeMatchesThreadScope(t *testing.T) {
 			writeHeader(t, loadTestRobot(t, tr), dir, emit.Options{})
 			program := filepath.Join(dir, "limbs.cpp") // the host compiler takes a .cpp as C++
 			if err := os.WriteFile(program, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "probe.h"), helpers, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			bin := compileHost(t, tr.Name, dir, program)

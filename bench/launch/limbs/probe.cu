@@ -1,18 +1,18 @@
 // Probe of the limb scope (grid/schedule.cuh LimbScope): ABA of one sample with each limb of the tree on a
 // warp of its own (the generated aba_limbs_kernel), against the generated ABA kernels of the same robot.
-// Build with -I kernels -I <robot folder made by `go tool mage gen`> (go2 and g1_29dof with -floating):
+// Build with -I kernels -I bench/launch -I <robot folder made by `go tool mage gen`> (go2 and g1_29dof with
+// -floating):
 //   * a C++17 compiler (-x c++ -pthread): checks the limb scope against aba_thread on the host in float64 and
 //     float32, one std::thread per limb meeting at a host barrier;
 //   * nvcc: checks it on the GPU (NaN-poisoned outputs, 333 samples, one per block) and times it and the
 //     generated kernels at batch 1 (20 launches captured in a CUDA graph and replayed, median of 31 replays).
 // PROBE_FLOAT_ONLY skips float64 on the GPU.
 #include "grid.cuh"
+#include "probe.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <random>
+#include <memory>
 #include <vector>
 #if !defined(__CUDACC__)
 #include <condition_variable>
@@ -21,45 +21,9 @@
 #endif
 
 using namespace grid;
+using probe::Inputs;
+using probe::max_err;
 constexpr int NLIMBS = limb_count<Robot>();
-
-struct Inputs {
-    int n;
-    std::vector<double> q, qd, tau;
-};
-
-static Inputs make_inputs(int n, unsigned seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    Inputs in{n, std::vector<double>(size_t(n) * NQ), std::vector<double>(size_t(n) * NV),
-              std::vector<double>(size_t(n) * NV)};
-    for (auto& x : in.q) x = u(rng);
-    for (auto& x : in.qd) x = u(rng);
-    for (auto& x : in.tau) x = u(rng);
-    if (FLOATING_BASE)
-        for (int k = 0; k < n; ++k) {
-            double* quat = &in.q[size_t(k) * NQ + 3];
-            const double s = std::sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
-            for (int i = 0; i < 4; ++i) quat[i] /= s;
-        }
-    return in;
-}
-
-template <typename T>
-static std::vector<T> cast(const std::vector<double>& x) {
-    return std::vector<T>(x.begin(), x.end());
-}
-
-// Largest |a − b| / (1 + |b|); NaN counts as infinite.
-template <typename T>
-static double max_err(const std::vector<T>& a, const std::vector<T>& b) {
-    double e = 0;
-    for (size_t k = 0; k < a.size(); ++k) {
-        const double d = std::fabs(double(a[k]) - double(b[k])) / (1.0 + std::fabs(double(b[k])));
-        e = std::isnan(d) ? INFINITY : (d > e ? d : e);
-    }
-    return e;
-}
 
 // Limb L's part of one sample: its own copies of the inputs (the compiler keeps the entries its bodies read),
 // the algorithm in LimbScope<L>, then its joints' accelerations stored by the limb's running lane.
@@ -107,7 +71,7 @@ struct HostBarrierRef {
 
 template <typename T>
 static double host_check(const Inputs& in) {
-    const auto q = cast<T>(in.q), qd = cast<T>(in.qd), tau = cast<T>(in.tau);
+    const auto q = probe::cast<T>(in.q), qd = probe::cast<T>(in.qd), tau = probe::cast<T>(in.tau);
     std::vector<T> ref(size_t(in.n) * NV), got(size_t(in.n) * NV, T(NAN));
     const Vec3<T> g = default_gravity<T>();
     auto st = std::make_unique<algorithms::AbaState<Robot, T>>();
@@ -130,88 +94,25 @@ static double host_check(const Inputs& in) {
 #endif
 
 #if defined(__CUDACC__)
-#define CHECK(x)                                                                                      \
-    do {                                                                                              \
-        cudaError_t e_ = (x);                                                                         \
-        if (e_ != cudaSuccess) {                                                                      \
-            std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);       \
-            std::exit(1);                                                                             \
-        }                                                                                             \
-    } while (0)
-
-template <typename T>
-struct Device {
-    T *q, *qd, *tau, *qdd;
-    int n;
-    explicit Device(const Inputs& in) : n(in.n) {
-        const auto hq = cast<T>(in.q), hqd = cast<T>(in.qd), htau = cast<T>(in.tau);
-        CHECK(cudaMalloc(&q, hq.size() * sizeof(T)));
-        CHECK(cudaMalloc(&qd, hqd.size() * sizeof(T)));
-        CHECK(cudaMalloc(&tau, htau.size() * sizeof(T)));
-        CHECK(cudaMalloc(&qdd, hqd.size() * sizeof(T)));
-        CHECK(cudaMemcpy(q, hq.data(), hq.size() * sizeof(T), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(qd, hqd.data(), hqd.size() * sizeof(T), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(tau, htau.data(), htau.size() * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    std::vector<T> out() const {
-        std::vector<T> h(size_t(n) * NV);
-        CHECK(cudaMemcpy(h.data(), qdd, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
-        return h;
-    }
-};
+using probe::Device;
 
 // A launch of the generated ABA on stream s at the given shape (LIMBS_LAUNCH_SHAPE: aba_limbs_kernel).
 template <typename T>
 static void launch(const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
     static T* workspace = nullptr;
-    if (!workspace) CHECK(cudaMalloc(&workspace, size_t(64) << 20));
-    CHECK(aba_launch<T>(d.qdd, d.q, d.qd, d.tau, default_gravity<T>(), n, s, shape, workspace));
-}
-
-// Median over 31 replays of the time per launch of 20 launches captured in a graph, in µs.
-template <typename T>
-static double graph_us(const Device<T>& d, LaunchShape shape, int n) {
-    cudaStream_t s;
-    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    launch(d, shape, s, n);  // sets attributes outside the capture
-    CHECK(cudaStreamSynchronize(s));
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (int k = 0; k < 20; ++k) launch(d, shape, s, n);
-    CHECK(cudaStreamEndCapture(s, &graph));
-    CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<float> times;
-    for (int r = 0; r < 31; ++r) {
-        CHECK(cudaEventRecord(a, s));
-        CHECK(cudaGraphLaunch(exec, s));
-        CHECK(cudaEventRecord(b, s));
-        CHECK(cudaEventSynchronize(b));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        times.push_back(ms);
-    }
-    std::sort(times.begin(), times.end());
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    CHECK(cudaGraphExecDestroy(exec));
-    CHECK(cudaGraphDestroy(graph));
-    CHECK(cudaStreamDestroy(s));
-    return times[times.size() / 2] * 1000.0 / 20.0;
+    if (!workspace) PROBE_CHECK(cudaMalloc(&workspace, size_t(64) << 20));
+    PROBE_CHECK(aba_launch<T>(d.qdd, d.q, d.qd, d.tau, default_gravity<T>(), n, s, shape, workspace));
 }
 
 template <typename T>
 static void gpu_run(const char* robot, const char* precision, const Inputs& check, const Inputs& one) {
     Device<T> d(check);
     launch(d, LaunchShape{1, 64}, 0, check.n);
-    CHECK(cudaDeviceSynchronize());
+    PROBE_CHECK(cudaDeviceSynchronize());
     const auto ref = d.out();
-    CHECK(cudaMemset(d.qdd, 0xff, ref.size() * sizeof(T)));  // NaN-poisoned
+    PROBE_CHECK(cudaMemset(d.qdd, 0xff, ref.size() * sizeof(T)));  // NaN-poisoned
     launch(d, LIMBS_LAUNCH_SHAPE, 0, check.n);
-    CHECK(cudaDeviceSynchronize());
+    PROBE_CHECK(cudaDeviceSynchronize());
     std::printf("%s %s check limbs (%d warps): max err %.3g against aba (one thread), %d samples\n", robot, precision,
                 NLIMBS, max_err(d.out(), ref), check.n);
     Device<T> d1(one);
@@ -219,7 +120,7 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
     for (const auto& shape : shapes) {
         if (!is_limbs_shape(shape) && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, ABA_MAX_THREADS<T>())))
             continue;
-        const double us = graph_us(d1, shape, 1);
+        const double us = probe::graph_us([&](cudaStream_t st) { launch(d1, shape, st, 1); });
         if (is_limbs_shape(shape))
             std::printf("%s aba %s batch1 limbs %dx1 %.3f us\n", robot, precision, 32 * NLIMBS, us);
         else
@@ -259,7 +160,7 @@ static int check_limbs() {
 
 int main(int argc, char** argv) {
     const char* robot = argc > 1 ? argv[1] : "robot";
-    const Inputs check = make_inputs(333, 7);
+    const Inputs check = probe::make_inputs(333, 7);
     std::printf("%s: %d bodies, %d limbs, %d rounds\n", robot, NB, NLIMBS, limb_rounds<Robot>());
 #if !defined(__CUDACC__)
     if (check_limbs() > 0) return 1;
@@ -269,7 +170,7 @@ int main(int argc, char** argv) {
                 e32);
     if (!(e64 <= 1e-11 && e32 <= 1e-3)) return 1;
 #else
-    const Inputs one = make_inputs(1, 11);
+    const Inputs one = probe::make_inputs(1, 11);
     gpu_run<float>(robot, "float", check, one);
 #if !defined(PROBE_FLOAT_ONLY)
     gpu_run<double>(robot, "double", check, one);

@@ -1,5 +1,6 @@
 // Probe of aba_spread.cuh (an experiment) against the generated ABA of one robot. Build with -I kernels
-// -I bench/launch/spread -I <robot folder made by `go tool mage gen`> (go2 and g1_29dof with -floating):
+// -I bench/launch -I bench/launch/spread -I <robot folder made by `go tool mage gen`> (go2 and g1_29dof with
+// -floating):
 // with a C++17 compiler (-x c++) it checks aba_spread and aba_segments against aba_thread in float64 and
 // float32 on the host; under nvcc it checks them on the GPU (NaN-poisoned outputs) and times them and the
 // generated kernels at batch 1 (a CUDA graph of 20 launches, replayed) and ABA at batch 65536.
@@ -34,6 +35,7 @@ __host__ __device__ inline void spread_record(int n, long long t0) {
 #define GRID_SPREAD_MARK() spread_record(spread_n++, spread_t0)
 #endif
 #include "aba_spread.cuh"
+#include "probe.h"
 
 #include <cmath>
 #include <cstdio>
@@ -74,42 +76,10 @@ static Schedule schedule() {
 
 using State64 = algorithms::AbaSpreadState<RobotTables, double>;
 
-struct Inputs {
-    int n;
-    std::vector<double> q, qd, tau;
-};
-
-static Inputs make_inputs(int n, unsigned seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    Inputs in{n, std::vector<double>(size_t(n) * NQ), std::vector<double>(size_t(n) * NV), std::vector<double>(size_t(n) * NV)};
-    for (auto& x : in.q) x = u(rng);
-    for (auto& x : in.qd) x = u(rng);
-    for (auto& x : in.tau) x = u(rng);
-    if (FLOATING_BASE)
-        for (int k = 0; k < n; ++k) {
-            double* quat = &in.q[size_t(k) * NQ + 3];
-            const double s = std::sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
-            for (int i = 0; i < 4; ++i) quat[i] /= s;
-        }
-    return in;
-}
-
-template <typename T>
-static std::vector<T> cast(const std::vector<double>& x) {
-    return std::vector<T>(x.begin(), x.end());
-}
-
-// Largest |a − b| / (1 + |b|).
-template <typename T>
-static double max_err(const std::vector<T>& a, const std::vector<T>& b) {
-    double e = 0;
-    for (size_t k = 0; k < a.size(); ++k) {
-        const double d = std::fabs(double(a[k]) - double(b[k])) / (1.0 + std::fabs(double(b[k])));
-        e = std::isnan(d) ? INFINITY : (d > e ? d : e);
-    }
-    return e;
-}
+using probe::Inputs;
+using probe::cast;
+using probe::max_err;
+using probe::make_inputs;
 
 #if !defined(__CUDACC__)
 template <typename T>
@@ -133,14 +103,9 @@ static double host_check(const Inputs& in) {
 #endif
 
 #if defined(__CUDACC__)
-#define CHECK(x)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (x);                                                             \
-        if (e_ != cudaSuccess) {                                                          \
-            std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            std::exit(1);                                                                 \
-        }                                                                                 \
-    } while (0)
+#define CHECK(x) PROBE_CHECK(x)
+using probe::Device;
+using probe::median_us;
 
 template <typename T>
 __global__ void aba_spread_kernel(T* qdd, const T* q, const T* qd, const T* tau, Vec3<T> g, int n) {
@@ -176,27 +141,6 @@ static const Schedule* device_schedule() {
     return d;
 }
 
-template <typename T>
-struct Device {
-    T *q, *qd, *tau, *qdd;
-    int n;
-    explicit Device(const Inputs& in) : n(in.n) {
-        const auto hq = cast<T>(in.q), hqd = cast<T>(in.qd), htau = cast<T>(in.tau);
-        CHECK(cudaMalloc(&q, hq.size() * sizeof(T)));
-        CHECK(cudaMalloc(&qd, hqd.size() * sizeof(T)));
-        CHECK(cudaMalloc(&tau, htau.size() * sizeof(T)));
-        CHECK(cudaMalloc(&qdd, hqd.size() * sizeof(T)));
-        CHECK(cudaMemcpy(q, hq.data(), hq.size() * sizeof(T), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(qd, hqd.data(), hqd.size() * sizeof(T), cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(tau, htau.data(), htau.size() * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    std::vector<T> out() const {
-        std::vector<T> h(size_t(n) * NV);
-        CHECK(cudaMemcpy(h.data(), qdd, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
-        return h;
-    }
-};
-
 // A launch of one of the compared kernels on stream s: shape.threads_per_sample 0 is the spread kernel with
 // shape.samples_per_block threads.
 template <typename T>
@@ -218,46 +162,10 @@ static void launch(const Device<T>& d, LaunchShape shape, cudaStream_t s, int n)
     }
 }
 
-// Median over reps of the time work() takes on stream s, in µs, by a pair of events.
-template <class F>
-static double median_us(cudaStream_t s, int reps, F&& work) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    std::vector<float> times;
-    for (int r = 0; r < reps; ++r) {
-        CHECK(cudaEventRecord(a, s));
-        work();
-        CHECK(cudaEventRecord(b, s));
-        CHECK(cudaEventSynchronize(b));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        times.push_back(ms);
-    }
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2] * 1000.0;
-}
-
-// Median over reps of the time per launch of 20 launches captured in a graph.
+// Time per launch of one of the compared kernels, replayed from a CUDA graph (probe::graph_us).
 template <typename T>
 static double graph_us(const Device<T>& d, LaunchShape shape, int n) {
-    cudaStream_t s;
-    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    launch(d, shape, s, n);  // sets attributes outside the capture
-    CHECK(cudaStreamSynchronize(s));
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (int k = 0; k < 20; ++k) launch(d, shape, s, n);
-    CHECK(cudaStreamEndCapture(s, &graph));
-    CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    const double us = median_us(s, 31, [&] { CHECK(cudaGraphLaunch(exec, s)); }) / 20.0;
-    CHECK(cudaGraphExecDestroy(exec));
-    CHECK(cudaGraphDestroy(graph));
-    CHECK(cudaStreamDestroy(s));
-    return us;
+    return probe::graph_us([&](cudaStream_t s) { launch(d, shape, s, n); });
 }
 
 template <typename T>
