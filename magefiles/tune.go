@@ -68,8 +68,10 @@ func TunePrep(robots, roll *string) error {
 // the others keep theirs. A sweep with TIERS=all also bakes the resource tier of each configuration it timed
 // at every tier (tune.ChooseTier).
 // -gpu names the device (default: the GPU line the sweep recorded); -source says where the results live;
-// -tiers bakes the tiers alone and keeps every launch shape (a sweep of a few shapes and batches).
-func Tune(results string, gpu, source *string, tiers *bool) error {
+// -tiers bakes the tiers alone and keeps every launch shape (a sweep of a few shapes and batches); -below=N
+// bakes the sweep's choices for batches up to N and keeps the file's above N (a sweep of the small batches,
+// tune.SpliceBelow).
+func Tune(results string, gpu, source *string, tiers *bool, below *int) error {
 	f, err := os.Open(results)
 	if err != nil {
 		return err
@@ -121,6 +123,15 @@ func Tune(results string, gpu, source *string, tiers *bool) error {
 				merged[entry] = map[string]emit.LaunchConfig{}
 			}
 			for precision, c := range byPrecision {
+				if below != nil && *below > 0 {
+					old, ok := merged[entry][precision]
+					if !ok {
+						return fmt.Errorf("%s %s %s: -below=%d needs a baked configuration to keep above it", robot, entry, precision, *below)
+					}
+					if c, err = tune.SpliceBelow(c, old, *below); err != nil {
+						return fmt.Errorf("%s %s %s: %w", robot, entry, precision, err)
+					}
+				}
 				merged[entry][precision] = c
 			}
 		}

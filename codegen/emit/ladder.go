@@ -59,7 +59,7 @@ type entry struct {
 	// limbs gives an unrolled robot's entry `<name>_limbs_kernel`, a block per sample and a warp per limb of the
 	// tree (LimbScope of grid/schedule.cuh), launched at LIMBS_LAUNCH_SHAPE: one sample's latency is then its
 	// longest path of limbs. Its outputs must be vectors over the velocity coordinates, which each limb stores
-	// for its own joints.
+	// for its own joints, or directOutputs, which the limbs write in global memory as they go.
 	limbs bool
 	// number is the entry's place in the header, its GRID_ALGO_<NAME>.
 	number int
@@ -223,11 +223,15 @@ func emitThread(w *writer, e *entry) {
 	w.blank()
 }
 
-// emitSampleLocals writes local arrays for sample k's outputs and for its inputs, copied from global memory,
-// and returns them as the template's buffer arguments.
-func (e *entry) emitSampleLocals(w *writer) []string {
+// emitSampleLocals writes local arrays for sample k's outputs (direct: sample k's place in global memory
+// instead) and for its inputs, copied from global memory, and returns them as the template's buffer arguments.
+func (e *entry) emitSampleLocals(w *writer, direct bool) []string {
 	var args []string
 	for _, b := range e.outputs {
+		if direct {
+			args = append(args, fmt.Sprintf("d_%s + size_t(k) * %d", b.name, b.size))
+			continue
+		}
 		w.line("T l_%s[%d];", b.name, b.size)
 		args = append(args, "l_"+b.name)
 	}
@@ -241,7 +245,7 @@ func (e *entry) emitSampleLocals(w *writer) []string {
 
 // emitLimbsKernel writes `<name>_limbs_kernel` (entry.limbs): warp L runs limb L of block k's sample on its own
 // copies of the inputs, the template in LimbScope<L> with the cross-limb state in shared memory, and stores its
-// joints' outputs.
+// joints' outputs (directOutputs: the template stores each element in global memory itself).
 func emitLimbsKernel(w *writer, e *entry) {
 	bdecl, _ := e.bufferParams("d_")
 	pdecl, pcall := e.params()
@@ -257,8 +261,11 @@ func emitLimbsKernel(w *writer, e *entry) {
 		w.line("if (k >= num_samples) return;")
 		w.block("run_limbs<Robot>([&](auto scope)", func() {
 			w.comment("the limb's code reads its own joints' entries of the inputs; the compiler drops the others")
-			args := append([]string{"scope"}, e.emitSampleLocals(w)...)
+			args := append([]string{"scope"}, e.emitSampleLocals(w, e.directOutputs)...)
 			w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(append(args, "st"), pcall...), ", "))
+			if e.directOutputs {
+				return
+			}
 			w.block("if (scope.runs())", func() {
 				for _, b := range e.outputs {
 					w.line("copy_limb_velocities<Robot, decltype(scope)::limb>(d_%s + size_t(k) * %d, l_%s);", b.name, b.size, b.name)
@@ -316,7 +323,7 @@ func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
 	w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
 		w.line("// every lane runs a sample (past the batch's end the last one again): the whole warp takes part in each store")
 		w.line("const int k = min(base + stores.lane, num_samples - 1);")
-		args := append([]string{"ThreadScope{}"}, e.emitSampleLocals(w)...)
+		args := append([]string{"ThreadScope{}"}, e.emitSampleLocals(w, false)...)
 		w.line("%s state;", e.sharedType("T"))
 		args = append(append(args, "state"), pcall...)
 		w.block(fmt.Sprintf("algorithms::%s<Robot>(%s, [&](auto first, auto end)", e.algorithm, strings.Join(args, ", ")), func() {

@@ -34,6 +34,7 @@ func emitInverseDynamicsGradient(g *gen) {
 		directOutputs: true,
 		// the rows of both complete one body at a time (rnea_gradient.cuh's rows_final)
 		finalRows: rowsLastFirst,
+		limbs:     !g.rolled,
 	}
 	emitTemplateInner(w, e)
 	g.add(e)

@@ -18,11 +18,15 @@
 #define GLASS_GLOBAL __global__
 // A large routine called from several kernels: compiled once rather than inlined into each.
 #define GLASS_HD_OUTLINED __host__ __device__ __noinline__
+// A lambda the device compiler must inline wherever it is called (after the parameter list): a large one called
+// once, whose captured state would otherwise go to local memory with the call.
+#define GLASS_INLINE_LAMBDA __attribute__((always_inline))
 #else
 #define GLASS_HD inline
 #define GLASS_DEVICE inline
 #define GLASS_GLOBAL
 #define GLASS_HD_OUTLINED inline __attribute__((noinline))
+#define GLASS_INLINE_LAMBDA
 #endif
 
 namespace glass {

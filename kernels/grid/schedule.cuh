@@ -131,6 +131,23 @@ GLASS_HD constexpr bool limb_boundary(int b) {
     return false;
 }
 
+// Whether limb l has limbs below it (hanging from its last body), which read its bodies' motion as that of
+// their ancestors.
+template <class R>
+GLASS_HD constexpr bool limb_has_limbs_below(int l) {
+    for (int c = l + 1; c < limb_count<R>(); ++c)
+        if (limb_parent<R>(c) == l) return true;
+    return false;
+}
+
+// The body whose joint has velocity coordinate c.
+template <class R>
+GLASS_HD constexpr int coordinate_body(int c) {
+    int b = 0;
+    while (R::joint[b].v + kind_nv(R::joint[b].kind) <= c) ++b;
+    return b;
+}
+
 // The block barrier of LimbScope on the GPU: every warp of the block arrives, each from its own limb's code
 // (so not the aligned barrier of __syncthreads, which wants every thread at the same instruction).
 struct BlockBarrier {
@@ -209,7 +226,7 @@ GLASS_HD void limb_sweep(const S& s, F& f) {
     constexpr int mine = UP ? limb_round_up<R>(L) : limb_round_down<R>(L);
     static_for<mine>([&](auto) { s.sync(); });
     if (s.runs()) {
-        const auto body = [&](auto b) {
+        const auto body = [&](auto b) GLASS_INLINE_LAMBDA {
             if constexpr (limb_of<R>(index_of<decltype(b)>) == L) f(b);
         };
         if constexpr (UP) {
@@ -257,15 +274,31 @@ GLASS_HD ScopeArray<A, OWN> scope_array(A& caller) {
 template <class R, class S>
 constexpr bool own_arrays = !S::cooperative && !rolled_v<R>;
 
-// An array of a LimbScope<L>: a body's entries are limb L's own (registers) unless other limbs read them
-// (limb_boundary), then the caller's. Indexed by Index<b> only.
-template <class A, class R, int L>
+// Which entries of a LimbScope array other limbs read. LimbBodies: an array over bodies passed between a body
+// and its parent (limb_boundary). LimbColumns: an array over velocity coordinates that descendants read as
+// their ancestors' columns: every coordinate of a limb with limbs below it.
+struct LimbBodies {
+    template <class R>
+    GLASS_HD static constexpr bool shared(int b) {
+        return limb_boundary<R>(b);
+    }
+};
+struct LimbColumns {
+    template <class R>
+    GLASS_HD static constexpr bool shared(int c) {
+        return limb_has_limbs_below<R>(limb_of<R>(coordinate_body<R>(c)));
+    }
+};
+
+// An array of a LimbScope<L>: an entry is limb L's own (registers) unless other limbs read it (Share), then
+// the caller's. Indexed by Index<n> only.
+template <class A, class R, int L, class Share>
 struct LimbArray {
     A& shared;
     A own;
     template <int I>
     GLASS_HD auto& operator[](Index<I> i) {
-        if constexpr (limb_boundary<R>(I)) {
+        if constexpr (Share::template shared<R>(I)) {
             return shared[i];
         } else {
             return own[i];
@@ -273,11 +306,13 @@ struct LimbArray {
     }
 };
 
-// An algorithm's state array `st.x` where scope S on robot R wants it: `auto x = scope_array<R, S>(st.x);`.
-template <class R, class S, class A>
+// An algorithm's state array `st.x` where scope S on robot R wants it: `auto x = scope_array<R, S>(st.x);`
+// (an array over bodies), `scope_array<R, S, LimbColumns>(st.x)` (over velocity coordinates, read by
+// descendants).
+template <class R, class S, class Share = LimbBodies, class A>
 GLASS_HD auto scope_array(A& caller) {
     if constexpr (is_limb_scope_v<S>) {
-        return LimbArray<A, R, S::limb>{caller, {}};
+        return LimbArray<A, R, S::limb, Share>{caller, {}};
     } else {
         return scope_array<own_arrays<R, S>>(caller);
     }
@@ -409,6 +444,17 @@ GLASS_HD constexpr Index<R::joint[I].parent> parent_of(Index<I>) {
 template <class R, int C>
 GLASS_HD int parent_of(RolledIndex<C> i) {
     return R::parent(i);
+}
+
+// Velocity coordinate k of joint jt: Index<v + k>{} for an unrolled robot's joint (what a LimbScope's arrays
+// over coordinates are indexed by), the plain number for a rolled one.
+template <class R, int I, int K>
+GLASS_HD constexpr Index<JointAt<R, I>::v + K> coordinate(JointAt<R, I>, Index<K>) {
+    return {};
+}
+template <class J, class K>
+GLASS_HD int coordinate(const J& jt, K k) {
+    return jt.v + int(k);
 }
 
 // Calls f(c) for every child c of body i: Index<c>{} for an unrolled robot, the plain body number for a

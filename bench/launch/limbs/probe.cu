@@ -1,17 +1,19 @@
-// Probe of the limb scope (grid/schedule.cuh LimbScope): ABA of one sample with each limb of the tree on a
-// warp of its own (the generated aba_limbs_kernel), against the generated ABA kernels of the same robot.
-// Build with -I kernels -I bench/launch -I <robot folder made by `go tool mage gen`> (go2 and g1_29dof with
-// -floating):
-//   * a C++17 compiler (-x c++ -pthread): checks the limb scope against aba_thread on the host in float64 and
-//     float32, one std::thread per limb meeting at a host barrier;
+// Probe of the limb scope (grid/schedule.cuh LimbScope): ABA and ∇ID of one sample with each limb of the tree on
+// a warp of its own (the generated aba_limbs_kernel and inverse_dynamics_gradient_limbs_kernel), against the
+// generated kernels of the same robot. Build with -I kernels -I bench/launch -I <robot folder made by
+// `go tool mage gen`> (go2 and g1_29dof with -floating):
+//   * a C++17 compiler (-x c++ -pthread): checks the limb scope against aba_thread and
+//     inverse_dynamics_gradient_thread on the host in float64 and float32, one std::thread per limb meeting at
+//     a host barrier;
 //   * nvcc: checks it on the GPU (NaN-poisoned outputs, 333 samples, one per block) and times it and the
 //     generated kernels at batch 1 (20 launches captured in a CUDA graph and replayed, median of 31 replays).
-// PROBE_FLOAT_ONLY skips float64 on the GPU.
+// PROBE_FLOAT_ONLY skips float64 on the GPU; PROBE_CHECK_ONLY=1 (environment) skips the timings.
 #include "grid.cuh"
 #include "probe.h"
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 #if !defined(__CUDACC__)
@@ -69,8 +71,20 @@ struct HostBarrierRef {
     void arrive_and_wait() const { b->arrive_and_wait(); }
 };
 
+// Runs f(scope) for every limb of one sample, each on a thread of its own with the barrier they share.
+template <class F>
+static void host_limbs(F&& f) {
+    HostBarrier barrier{};
+    barrier.parties = NLIMBS;
+    std::vector<std::thread> limbs;
+    static_for<NLIMBS>([&](auto L) {
+        limbs.emplace_back([&, L] { f(LimbScope<index_of<decltype(L)>, HostBarrierRef>{HostBarrierRef{&barrier}}); });
+    });
+    for (auto& t : limbs) t.join();
+}
+
 template <typename T>
-static double host_check(const Inputs& in) {
+static double host_check_aba(const Inputs& in) {
     const auto q = probe::cast<T>(in.q), qd = probe::cast<T>(in.qd), tau = probe::cast<T>(in.tau);
     std::vector<T> ref(size_t(in.n) * NV), got(size_t(in.n) * NV, T(NAN));
     const Vec3<T> g = default_gravity<T>();
@@ -78,16 +92,27 @@ static double host_check(const Inputs& in) {
     for (int k = 0; k < in.n; ++k) {
         const T *qk = &q[size_t(k) * NQ], *qdk = &qd[size_t(k) * NV], *tk = &tau[size_t(k) * NV];
         aba_thread<T>(&ref[size_t(k) * NV], qk, qdk, tk, g);
-        HostBarrier barrier{};
-        barrier.parties = NLIMBS;
-        std::vector<std::thread> limbs;
-        static_for<NLIMBS>([&](auto L) {
-            limbs.emplace_back([&, L] {
-                const LimbScope<index_of<decltype(L)>, HostBarrierRef> scope{HostBarrierRef{&barrier}};
-                aba_limb(scope, &got[size_t(k) * NV], qk, qdk, tk, *st, g);
-            });
+        host_limbs([&](const auto& scope) { aba_limb(scope, &got[size_t(k) * NV], qk, qdk, tk, *st, g); });
+    }
+    return max_err(got, ref);
+}
+
+// ∇ID at (q, qd, qdd = the inputs' tau): each limb writes its elements of both outputs itself.
+template <typename T>
+static double host_check_idg(const Inputs& in) {
+    const auto q = probe::cast<T>(in.q), qd = probe::cast<T>(in.qd), qdd = probe::cast<T>(in.tau);
+    const size_t nn = size_t(NV) * NV;
+    std::vector<T> ref(2 * size_t(in.n) * nn), got(2 * size_t(in.n) * nn, T(NAN));
+    const Vec3<T> g = default_gravity<T>();
+    auto st = std::make_unique<algorithms::RneaGradientState<Robot, T>>();
+    for (int k = 0; k < in.n; ++k) {
+        const T *qk = &q[size_t(k) * NQ], *qdk = &qd[size_t(k) * NV], *ak = &qdd[size_t(k) * NV];
+        T* r = &ref[2 * size_t(k) * nn];
+        T* o = &got[2 * size_t(k) * nn];
+        inverse_dynamics_gradient_thread<T>(r, r + nn, qk, qdk, ak, g);
+        host_limbs([&](const auto& scope) {
+            algorithms::inverse_dynamics_gradient<Robot>(scope, o, o + nn, qk, qdk, ak, *st, g);
         });
-        for (auto& t : limbs) t.join();
     }
     return max_err(got, ref);
 }
@@ -96,12 +121,28 @@ static double host_check(const Inputs& in) {
 #if defined(__CUDACC__)
 using probe::Device;
 
-// A launch of the generated ABA on stream s at the given shape (LIMBS_LAUNCH_SHAPE: aba_limbs_kernel).
+// A launch of the generated ABA or ∇ID on stream s at the given shape (LIMBS_LAUNCH_SHAPE: their limb kernels).
+template <typename T>
+static T* workspace() {
+    static T* w = nullptr;
+    if (!w) PROBE_CHECK(cudaMalloc(&w, size_t(64) << 20));
+    return w;
+}
 template <typename T>
 static void launch(const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
-    static T* workspace = nullptr;
-    if (!workspace) PROBE_CHECK(cudaMalloc(&workspace, size_t(64) << 20));
-    PROBE_CHECK(aba_launch<T>(d.qdd, d.q, d.qd, d.tau, default_gravity<T>(), n, s, shape, workspace));
+    PROBE_CHECK(aba_launch<T>(d.qdd, d.q, d.qd, d.tau, default_gravity<T>(), n, s, shape, workspace<T>()));
+}
+template <typename T>
+static void launch_idg(T* out, const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
+    PROBE_CHECK(inverse_dynamics_gradient_launch<T>(out, out + size_t(n) * NV * NV, d.q, d.qd, d.tau, default_gravity<T>(),
+                                                    n, s, shape, workspace<T>()));
+}
+
+template <typename T>
+static std::vector<T> download(const T* p, size_t n) {
+    std::vector<T> h(n);
+    PROBE_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
 }
 
 template <typename T>
@@ -115,6 +156,21 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
     PROBE_CHECK(cudaDeviceSynchronize());
     std::printf("%s %s check limbs (%d warps): max err %.3g against aba (one thread), %d samples\n", robot, precision,
                 NLIMBS, max_err(d.out(), ref), check.n);
+    const size_t nidg = 2 * size_t(check.n) * NV * NV;
+    T* idg = nullptr;
+    PROBE_CHECK(cudaMalloc(&idg, nidg * sizeof(T)));
+    launch_idg(idg, d, LaunchShape{1, 64}, 0, check.n);
+    PROBE_CHECK(cudaDeviceSynchronize());
+    const auto idg_ref = download(idg, nidg);
+    PROBE_CHECK(cudaMemset(idg, 0xff, nidg * sizeof(T)));
+    launch_idg(idg, d, LIMBS_LAUNCH_SHAPE, 0, check.n);
+    PROBE_CHECK(cudaDeviceSynchronize());
+    std::printf("%s %s check idg limbs (%d warps): max err %.3g against inverse_dynamics_gradient (one thread), %d samples\n",
+                robot, precision, NLIMBS, max_err(download(idg, nidg), idg_ref), check.n);
+    if (std::getenv("PROBE_CHECK_ONLY")) {  // under compute-sanitizer: the checks' launches only
+        PROBE_CHECK(cudaFree(idg));
+        return;
+    }
     Device<T> d1(one);
     const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, LIMBS_LAUNCH_SHAPE};
     for (const auto& shape : shapes) {
@@ -127,6 +183,18 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
             std::printf("%s aba %s batch1 aba %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
                         shape.samples_per_block, us);
     }
+    for (const auto& shape : shapes) {
+        if (!is_limbs_shape(shape) &&
+            !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, INVERSE_DYNAMICS_GRADIENT_MAX_THREADS<T>())))
+            continue;
+        const double us = probe::graph_us([&](cudaStream_t st) { launch_idg(idg, d1, shape, st, 1); });
+        if (is_limbs_shape(shape))
+            std::printf("%s idg %s batch1 limbs %dx1 %.3f us\n", robot, precision, 32 * NLIMBS, us);
+        else
+            std::printf("%s idg %s batch1 idg %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
+                        shape.samples_per_block, us);
+    }
+    PROBE_CHECK(cudaFree(idg));
 }
 #endif
 
@@ -165,10 +233,14 @@ int main(int argc, char** argv) {
 #if !defined(__CUDACC__)
     if (check_limbs() > 0) return 1;
     // float64 to 1e-11 (the sums of a body's children run in another order), float32 to 1e-3
-    const double e64 = host_check<double>(check), e32 = host_check<float>(check);
-    std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (limbs against aba_thread)\n", robot, e64,
-                e32);
-    if (!(e64 <= 1e-11 && e32 <= 1e-3)) return 1;
+    const double e64 = host_check_aba<double>(check), e32 = host_check_aba<float>(check);
+    std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (ABA limbs against aba_thread)\n", robot,
+                e64, e32);
+    const double g64 = host_check_idg<double>(check), g32 = host_check_idg<float>(check);
+    std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (∇ID limbs against "
+                "inverse_dynamics_gradient_thread)\n",
+                robot, g64, g32);
+    if (!(e64 <= 1e-11 && e32 <= 1e-3 && g64 <= 1e-11 && g32 <= 1e-3)) return 1;
 #else
     const Inputs one = probe::make_inputs(1, 11);
     gpu_run<float>(robot, "float", check, one);

@@ -20,9 +20,10 @@ namespace grid {
 namespace algorithms {
 
 // Whether a scope can run the first derivatives by directions: a sample group of an unrolled robot (a rolled
-// robot's joints are not compile-time types, which seed_direction needs)...
+// robot's joints are not compile-time types, which seed_direction needs; a limb scope's threads each run
+// their own limb)...
 template <class R, class S>
-constexpr bool directions_capable = S::cooperative && !rolled_v<R>;
+constexpr bool directions_capable = S::cooperative && !is_limb_scope_v<S> && !rolled_v<R>;
 
 // ... and whether it does for an algorithm of `directions` tangent directions: a group of at most one warp, or
 // one with fewer than two threads per direction (the launch table picks such a shape where one sample's

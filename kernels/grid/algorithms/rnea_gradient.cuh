@@ -58,18 +58,19 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         }
     }
     // One thread on an unrolled robot keeps each array an object of its own (ScopeArray) and adds a body's
-    // composites to its parent's as soon as they are complete, so that fewer values stay live.
+    // composites to its parent's as soon as they are complete, so that fewer values stay live; a limb keeps
+    // those of its own bodies, but for what other limbs read.
     constexpr bool own = own_arrays<R, S>;
-    auto Wb = scope_array<own>(st.W);
-    auto vb = scope_array<own>(st.v);
-    auto ab = scope_array<own>(st.a);
-    auto Sc = scope_array<own>(st.S);
-    auto wc = scope_array<own>(st.w);
-    auto cc = scope_array<own>(st.c);
-    auto dc = scope_array<own>(st.d);
-    auto Yb = scope_array<own>(st.Y);
-    auto Bb = scope_array<own>(st.B);
-    auto Fb = scope_array<own>(st.F);
+    auto Wb = scope_array<R, S>(st.W);
+    auto vb = scope_array<R, S>(st.v);
+    auto ab = scope_array<R, S>(st.a);
+    auto Sc = scope_array<R, S, LimbColumns>(st.S);
+    auto wc = scope_array<R, S, LimbColumns>(st.w);
+    auto cc = scope_array<R, S, LimbColumns>(st.c);
+    auto dc = scope_array<R, S, LimbColumns>(st.d);
+    auto Yb = scope_array<R, S>(st.Y);
+    auto Bb = scope_array<R, S>(st.B);
+    auto Fb = scope_array<R, S>(st.F);
     // A rolled robot zeroes the outputs first (the columns off each body's path are not known at compile
     // time) and then writes the path entries.
     if constexpr (rolled_v<R>) {
@@ -78,7 +79,7 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
             dtau_dqd[k] = T(0);
         });
     }
-    forward_sweep<R>(scope, [&](auto i) {
+    forward_sweep<R>(scope, [&](auto i) GLASS_INLINE_LAMBDA {
         const auto jt = joint<R>(i);
         using J = decltype(jt);
         const JointPose<T> pose = joint_pose(jt, q + jt.q);
@@ -87,26 +88,29 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
             Wb[i] = world_pose(jt, pose, WorldPose<T>{});
             ap.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
         } else {
-            Wb[i] = world_pose(jt, pose, Wb[jt.parent]);
-            vp = vb[jt.parent];
-            ap = ab[jt.parent];
+            const auto parent = parent_of<R>(i);
+            Wb[i] = world_pose(jt, pose, Wb[parent]);
+            vp = vb[parent];
+            ap = ab[parent];
         }
         Spatial<T> vj = zero_spatial<T>(), aj = zero_spatial<T>();
         static_for<J::nv>([&](auto k) {
+            const auto col = coordinate(jt, k);
             const Spatial<T> s = world_subspace(jt, Wb[i], k);
-            Sc[jt.v + k] = s;
-            vj = vj + qd[jt.v + k] * s;
-            aj = aj + qdd[jt.v + k] * s;
+            Sc[col] = s;
+            vj = vj + qd[col] * s;
+            aj = aj + qdd[col] * s;
         });
         const Spatial<T> v = vp + vj;
         vb[i] = v;
         ab[i] = ap + aj + motion_cross(v, vj);
         static_for<J::nv>([&](auto k) {
-            const Spatial<T>& s = Sc[jt.v + k];
+            const auto col = coordinate(jt, k);
+            const Spatial<T>& s = Sc[col];
             const Spatial<T> w = motion_cross(s, vp);
-            wc[jt.v + k] = w;
-            cc[jt.v + k] = motion_cross(s, ap) - motion_cross(w, vp);
-            dc[jt.v + k] = motion_cross(v, s) - w;
+            wc[col] = w;
+            cc[col] = motion_cross(s, ap) - motion_cross(w, vp);
+            dc[col] = motion_cross(v, s) - w;
         });
         const RigidInertia<T> Y = inertia_to_world(jt, Wb[i]);
         const Coriolis<T> B = coriolis(Y, v);
@@ -115,19 +119,20 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         Fb[i] = apply(Y, ab[i]) + force_cross(v, B.momentum);
     });
 
-    backward_sweep<R>(scope, [&](auto i) {
+    backward_sweep<R>(scope, [&](auto i) GLASS_INLINE_LAMBDA {
         const auto jt = joint<R>(i);
         using J = decltype(jt);
         RigidInertia<T> Y = Yb[i];
         Coriolis<T> B = Bb[i];
         Spatial<T> F = Fb[i];
-        if constexpr (!own) {  // one thread added the children's composites as they were complete
-            for_each_child<R>(i, [&](auto c) {
+        // the children on this thread added their composites to this body's as they were complete
+        for_each_child<R>(i, [&](auto c) {
+            if constexpr (!same_thread<R, S, decltype(c), decltype(i)>) {
                 add_to(Y, Yb[c]);
                 add_to(B, Bb[c]);
                 F = F + Fb[c];
-            });
-        }
+            }
+        });
         // an unrolled robot's zeros: this joint's rows against the columns of earlier joints on other branches,
         // and their rows against its columns (the later joint of each pair writes both)
         if constexpr (!rolled_v<R>) {
@@ -150,13 +155,13 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         // rows of this joint against the columns of its ancestors and itself (its descendants' steps filled
         // the columns below it)
         static_for<J::nv>([&](auto k) {
-            const int row = jt.v + k;
+            const auto row = coordinate(jt, k);
             const Spatial<T> u = apply(Y, Sc[row]);
             const Spatial<T> beta = apply_t(B, Sc[row]);
             for_each_ancestor<R, true>(i, [&](auto j) {
                 const auto ja = joint<R>(j);
                 static_for<decltype(ja)::nv>([&](auto m) {
-                    const int col = ja.v + m;
+                    const auto col = coordinate(ja, m);
                     dtau_dq[row * R::NV + col] = -(dot(u, cc[col]) + dot(beta, wc[col]));
                     dtau_dqd[row * R::NV + col] = dot(u, dc[col]) + dot(beta, Sc[col]);
                 });
@@ -164,31 +169,39 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         });
         // rows of its strict ancestors against this joint's columns
         static_for<J::nv>([&](auto m) {
-            const int col = jt.v + m;
+            const auto col = coordinate(jt, m);
             const Spatial<T>& s = Sc[col];
             const Spatial<T> yq = force_cross(s, F) - apply(Y, cc[col]) - apply(B, wc[col]);
             const Spatial<T> yqd = apply(Y, dc[col]) + apply(B, s);
             for_each_ancestor<R, false>(i, [&](auto j) {
                 const auto ja = joint<R>(j);
                 static_for<decltype(ja)::nv>([&](auto k) {
-                    const int row = ja.v + k;
+                    const auto row = coordinate(ja, k);
                     dtau_dq[row * R::NV + col] = dot(Sc[row], yq);
                     dtau_dqd[row * R::NV + col] = dot(Sc[row], yqd);
                 });
             });
         });
-        if constexpr (own) {
-            if constexpr (!J::is_root) {
-                add_to(Yb[jt.parent], Y);
-                add_to(Bb[jt.parent], B);
-                Fb[jt.parent] = Fb[jt.parent] + F;
+        // the composites go to the parent's where it runs on this thread, else where its thread reads them
+        if constexpr (J::is_root) {
+            if constexpr (!own) {
+                Yb[i] = Y;
+                Bb[i] = B;
+                Fb[i] = F;
             }
-            constexpr int body = index_of<decltype(i)>;
-            rows_final(Index<J::v>{}, Index<(body + 1 < R::NB ? R::joint[body + 1].v : R::NV)>{});
+        } else if constexpr (same_thread<R, S, decltype(i), decltype(parent_of<R>(i))>) {
+            const auto parent = parent_of<R>(i);
+            add_to(Yb[parent], Y);
+            add_to(Bb[parent], B);
+            Fb[parent] = Fb[parent] + F;
         } else {
             Yb[i] = Y;
             Bb[i] = B;
             Fb[i] = F;
+        }
+        if constexpr (own) {
+            constexpr int body = index_of<decltype(i)>;
+            rows_final(Index<J::v>{}, Index<(body + 1 < R::NB ? R::joint[body + 1].v : R::NV)>{});
         }
     });
     if constexpr (!own) rows_final(Index<0>{}, Index<R::NV>{});
