@@ -279,23 +279,40 @@ func emitLimbsKernel(w *writer, e *entry) {
 // emitLimbsLaunch writes the part of `<name>_launch` that launches the limb kernel at LIMBS_LAUNCH_SHAPE.
 func (e *entry) emitLimbsLaunch(w *writer, pcall []string) {
 	_, dcall := e.bufferParams("d_")
-	args := strings.Join(append(append(dcall, pcall...), "num_samples"), ", ")
 	w.block("if (is_limbs_shape(shape))", func() {
 		w.line("const size_t smem = sizeof(%s);", e.sharedType("T"))
 		w.line("constexpr unsigned limb_threads = 32u * unsigned(limb_count<Robot>());  // a compile-time count")
-		w.line("const dim3 blocks(static_cast<unsigned>(num_samples)), block(limb_threads);")
-		w.line("#if defined(GRID_RTC_HOST)")
-		w.line("static rtc::Kernel kernel(rtc::instance<T>(\"%s\"));", e.limbsKernel())
-		w.line("const cudaError_t err = rtc::set_smem_limit(kernel, smem);")
-		w.line("if (err != cudaSuccess) return err;")
-		w.line("return rtc::launch(kernel, blocks, block, smem, stream, %s);", args)
-		w.line("#else")
-		w.line("const cudaError_t err = set_smem_limit<%s_limbs_kernel<T>>(smem);", e.name)
-		w.line("if (err != cudaSuccess) return err;")
-		w.line("%s_limbs_kernel<T><<<blocks, block, smem, stream>>>(%s);", e.name, args)
-		w.line("return cudaGetLastError();")
-		w.line("#endif")
+		kernelLaunch{
+			rtcName: e.limbsKernel(), kernel: e.name + "_limbs_kernel<T>",
+			grid: "static_cast<unsigned>(num_samples)", block: "limb_threads", smem: "smem",
+			args: strings.Join(append(append(dcall, pcall...), "num_samples"), ", "),
+		}.emit(w)
 	})
+}
+
+// kernelLaunch is a launch of one of a launch function's kernels that needs no workspace (the one-thread and
+// limb kernels): its dynamic shared-memory limit raised, then launched through NVRTC (GRID_RTC_HOST) or nvcc.
+type kernelLaunch struct {
+	rtcName string // the name expression NVRTC compiled (metadata's kernels)
+	kernel  string // the kernel as nvcc names it, <T> included
+	grid    string // expressions of the grid, block and dynamic shared memory
+	block   string
+	smem    string
+	args    string
+}
+
+func (k kernelLaunch) emit(w *writer) {
+	w.line("#if defined(GRID_RTC_HOST)")
+	w.line("static rtc::Kernel kernel(rtc::instance<T>(\"%s\"));", k.rtcName)
+	w.line("const cudaError_t err = rtc::set_smem_limit(kernel, %s);", k.smem)
+	w.line("if (err != cudaSuccess) return err;")
+	w.line("return rtc::launch(kernel, dim3(%s), dim3(%s), %s, stream, %s);", k.grid, k.block, k.smem, k.args)
+	w.line("#else")
+	w.line("const cudaError_t err = set_smem_limit<%s>(%s);", k.kernel, k.smem)
+	w.line("if (err != cudaSuccess) return err;")
+	w.line("%s<<<%s, %s, %s, stream>>>(%s);", k.kernel, k.grid, k.block, k.smem, k.args)
+	w.line("return cudaGetLastError();")
+	w.line("#endif")
 }
 
 func (e *entry) upper() string { return strings.ToUpper(e.name) }
@@ -645,19 +662,11 @@ func emitLadder(w *writer, e *entry, opt Options) {
 				} else {
 					w.line("const size_t thread_smem = 0;")
 				}
-				args := strings.Join(append(append(dcall0, pcall...), "num_samples"), ", ")
-				w.line("#if defined(GRID_RTC_HOST)")
-				w.line("static rtc::Kernel kernel(rtc::instance<T>(\"%s\"));", e.threadKernel())
-				w.line("const cudaError_t err = rtc::set_smem_limit(kernel, thread_smem);")
-				w.line("if (err != cudaSuccess) return err;")
-				w.line("return rtc::launch(kernel, dim3(launch_blocks(num_samples, shape.samples_per_block)), dim3(unsigned(shape.samples_per_block)), thread_smem, stream, %s);", args)
-				w.line("#else")
-				w.line("const cudaError_t err = set_smem_limit<%s_thread_kernel<T>>(thread_smem);", e.name)
-				w.line("if (err != cudaSuccess) return err;")
-				w.line("%s_thread_kernel<T><<<launch_blocks(num_samples, shape.samples_per_block), unsigned(shape.samples_per_block), thread_smem, stream>>>(%s);",
-					e.name, args)
-				w.line("return cudaGetLastError();")
-				w.line("#endif")
+				kernelLaunch{
+					rtcName: e.threadKernel(), kernel: e.name + "_thread_kernel<T>",
+					grid: "launch_blocks(num_samples, shape.samples_per_block)", block: "unsigned(shape.samples_per_block)",
+					smem: "thread_smem", args: strings.Join(append(append(dcall0, pcall...), "num_samples"), ", "),
+				}.emit(w)
 			})
 		}
 		w.line("if (%s_DEVICE_WORKSPACE_BYTES<T, TIER>() > 0 && d_workspace == nullptr) return cudaErrorInvalidValue;", up)
