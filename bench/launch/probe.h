@@ -63,6 +63,14 @@ double max_err(const std::vector<T>& a, const std::vector<T>& b) {
         }                                                                                             \
     } while (0)
 
+// n values from device memory.
+template <typename T>
+std::vector<T> download(const T* p, size_t n) {
+    std::vector<T> h(n);
+    PROBE_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
 // The inputs in device memory and room for qdd.
 template <typename T>
 struct Device {
@@ -78,11 +86,7 @@ struct Device {
         PROBE_CHECK(cudaMemcpy(qd, hqd.data(), hqd.size() * sizeof(T), cudaMemcpyHostToDevice));
         PROBE_CHECK(cudaMemcpy(tau, htau.data(), htau.size() * sizeof(T), cudaMemcpyHostToDevice));
     }
-    std::vector<T> out() const {
-        std::vector<T> h(size_t(n) * grid::NV);
-        PROBE_CHECK(cudaMemcpy(h.data(), qdd, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
-        return h;
-    }
+    std::vector<T> out() const { return download(qdd, size_t(n) * grid::NV); }
 };
 
 // Median over reps of the time work() takes on stream s, in µs, by a pair of events.

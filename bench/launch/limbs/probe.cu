@@ -139,13 +139,6 @@ static void launch_idg(T* out, const Device<T>& d, LaunchShape shape, cudaStream
 }
 
 template <typename T>
-static std::vector<T> download(const T* p, size_t n) {
-    std::vector<T> h(n);
-    PROBE_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-}
-
-template <typename T>
 static void gpu_run(const char* robot, const char* precision, const Inputs& check, const Inputs& one) {
     Device<T> d(check);
     launch(d, LaunchShape{1, 64}, 0, check.n);
@@ -161,39 +154,33 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
     PROBE_CHECK(cudaMalloc(&idg, nidg * sizeof(T)));
     launch_idg(idg, d, LaunchShape{1, 64}, 0, check.n);
     PROBE_CHECK(cudaDeviceSynchronize());
-    const auto idg_ref = download(idg, nidg);
+    const auto idg_ref = probe::download(idg, nidg);
     PROBE_CHECK(cudaMemset(idg, 0xff, nidg * sizeof(T)));
     launch_idg(idg, d, LIMBS_LAUNCH_SHAPE, 0, check.n);
     PROBE_CHECK(cudaDeviceSynchronize());
     std::printf("%s %s check idg limbs (%d warps): max err %.3g against inverse_dynamics_gradient (one thread), %d samples\n",
-                robot, precision, NLIMBS, max_err(download(idg, nidg), idg_ref), check.n);
+                robot, precision, NLIMBS, max_err(probe::download(idg, nidg), idg_ref), check.n);
     if (std::getenv("PROBE_CHECK_ONLY")) {  // under compute-sanitizer: the checks' launches only
         PROBE_CHECK(cudaFree(idg));
         return;
     }
     Device<T> d1(one);
-    const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, LIMBS_LAUNCH_SHAPE};
-    for (const auto& shape : shapes) {
-        if (!is_limbs_shape(shape) && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, ABA_MAX_THREADS<T>())))
-            continue;
-        const double us = probe::graph_us([&](cudaStream_t st) { launch(d1, shape, st, 1); });
-        if (is_limbs_shape(shape))
-            std::printf("%s aba %s batch1 limbs %dx1 %.3f us\n", robot, precision, 32 * NLIMBS, us);
-        else
-            std::printf("%s aba %s batch1 aba %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
-                        shape.samples_per_block, us);
-    }
-    for (const auto& shape : shapes) {
-        if (!is_limbs_shape(shape) &&
-            !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, INVERSE_DYNAMICS_GRADIENT_MAX_THREADS<T>())))
-            continue;
-        const double us = probe::graph_us([&](cudaStream_t st) { launch_idg(idg, d1, shape, st, 1); });
-        if (is_limbs_shape(shape))
-            std::printf("%s idg %s batch1 limbs %dx1 %.3f us\n", robot, precision, 32 * NLIMBS, us);
-        else
-            std::printf("%s idg %s batch1 idg %dx%d %.3f us\n", robot, precision, shape.threads_per_sample,
-                        shape.samples_per_block, us);
-    }
+    // batch-1 time of one entry point (name) at every shape its bounds allow, and at its limb kernel's
+    const auto time_shapes = [&](const char* name, int max_threads, auto&& launch_at) {
+        const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, LIMBS_LAUNCH_SHAPE};
+        for (const auto& shape : shapes) {
+            if (!is_limbs_shape(shape) && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, max_threads))) continue;
+            const double us = probe::graph_us([&](cudaStream_t st) { launch_at(shape, st); });
+            if (is_limbs_shape(shape))
+                std::printf("%s %s %s batch1 limbs %dx1 %.3f us\n", robot, name, precision, 32 * NLIMBS, us);
+            else
+                std::printf("%s %s %s batch1 %s %dx%d %.3f us\n", robot, name, precision, name,
+                            shape.threads_per_sample, shape.samples_per_block, us);
+        }
+    };
+    time_shapes("aba", ABA_MAX_THREADS<T>(), [&](LaunchShape shape, cudaStream_t st) { launch(d1, shape, st, 1); });
+    time_shapes("idg", INVERSE_DYNAMICS_GRADIENT_MAX_THREADS<T>(),
+                [&](LaunchShape shape, cudaStream_t st) { launch_idg(idg, d1, shape, st, 1); });
     PROBE_CHECK(cudaFree(idg));
 }
 #endif
