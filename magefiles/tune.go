@@ -22,13 +22,15 @@ var tuneDir = filepath.Join("build", "tune")
 // the untuned default launch configuration, metadata.json, sweep.cu and entries, the entry points it calls). On a machine with a GPU and nvcc:
 // bash bench/launch/sweep.sh build/tune RESULTS_DIR, then here: go tool mage tune RESULTS_DIR/sweep.txt.
 // -robots=a,b picks a subset; -roll=auto|always|never as for Gen (a rolled robot's sweep measures the rolled
-// kernels; do not merge it into the tuned tables of the unrolled robot of the same name).
-func TunePrep(robots, roll *string) error {
+// kernels; do not merge it into the tuned tables of the unrolled robot of the same name). -tuned keeps the
+// baked launch tables instead: an entry point whose launch runs others' (forward_dynamics_gradient's phases
+// at one thread per sample) is then measured with those at their tuned shapes, as the library runs it.
+func TunePrep(robots, roll *string, tuned *bool) error {
 	list, err := selectBenchRobots(robots)
 	if err != nil {
 		return err
 	}
-	opt := emit.Options{Untuned: true}
+	opt := emit.Options{Untuned: tuned == nil || !*tuned}
 	if opt.Roll, err = rollFlag(roll); err != nil {
 		return err
 	}

@@ -43,8 +43,8 @@ std::vector<T> cast(const std::vector<double>& x) {
 }
 
 // Largest |a − b| / (1 + |b|); NaN counts as infinite.
-template <typename T>
-double max_err(const std::vector<T>& a, const std::vector<T>& b) {
+template <typename A, typename B>
+double max_err(const std::vector<A>& a, const std::vector<B>& b) {
     double e = 0;
     for (size_t k = 0; k < a.size(); ++k) {
         const double d = std::fabs(double(a[k]) - double(b[k])) / (1.0 + std::fabs(double(b[k])));

@@ -223,14 +223,17 @@ func emitThread(w *writer, e *entry) {
 	w.blank()
 }
 
-// emitSampleLocals writes local arrays for sample k's outputs (direct: sample k's place in global memory
-// instead) and for its inputs, copied from global memory, and returns them as the template's buffer arguments.
-func (e *entry) emitSampleLocals(w *writer, direct bool) []string {
+// emitSampleLocals writes local arrays for sample k's inputs, copied from global memory, and for its outputs
+// but those placed elsewhere (placed, when not nil, returns such an output's argument, "" for a local array),
+// and returns them as the template's buffer arguments.
+func (e *entry) emitSampleLocals(w *writer, placed func(buffer) string) []string {
 	var args []string
 	for _, b := range e.outputs {
-		if direct {
-			args = append(args, fmt.Sprintf("d_%s + size_t(k) * %d", b.name, b.size))
-			continue
+		if placed != nil {
+			if arg := placed(b); arg != "" {
+				args = append(args, arg)
+				continue
+			}
 		}
 		w.line("T l_%s[%d];", b.name, b.size)
 		args = append(args, "l_"+b.name)
@@ -243,35 +246,97 @@ func (e *entry) emitSampleLocals(w *writer, direct bool) []string {
 	return args
 }
 
+// limbStaged reports whether the limb kernel stages output b in shared memory (after the state) and the block
+// copies it out at the end: a matrix whose elements the limbs write wherever their rows and columns fall, not
+// a vector over the velocity coordinates whose entries each limb stores for its own joints.
+func (e *entry) limbStaged(b buffer) bool { return !e.directOutputs && len(b.shape) > 1 }
+
+// limbStagedElements is the limb kernel's staged outputs' size, in elements.
+func (e *entry) limbStagedElements() int {
+	n := 0
+	for _, b := range e.outputs {
+		if e.limbStaged(b) {
+			n += b.size
+		}
+	}
+	return n
+}
+
+// limbSmem is the C++ expression of the limb kernel's dynamic shared memory in bytes: the shared state, then
+// the staged outputs from a 16-byte boundary.
+func (e *entry) limbSmem() string {
+	if n := e.limbStagedElements(); n > 0 {
+		return fmt.Sprintf("(sizeof(%s) + 15) / 16 * 16 + %d * sizeof(T)", e.sharedType("T"), n)
+	}
+	return fmt.Sprintf("sizeof(%s)", e.sharedType("T"))
+}
+
 // emitLimbsKernel writes `<name>_limbs_kernel` (entry.limbs): warp L runs limb L of block k's sample on its own
 // copies of the inputs, the template in LimbScope<L> with the cross-limb state in shared memory, and stores its
-// joints' outputs (directOutputs: the template stores each element in global memory itself).
+// joints' entries of vector outputs (directOutputs: the template stores each element in global memory itself;
+// matrices: staged in shared memory, limbStaged, and copied out by the block).
 func emitLimbsKernel(w *writer, e *entry) {
 	bdecl, _ := e.bufferParams("d_")
 	pdecl, pcall := e.params()
 	w.line("/// %s", e.doc)
 	w.line("/// Batched kernel for batches where one sample's latency counts (LIMBS_LAUNCH_SHAPE): block k runs sample k,")
 	w.line("/// warp L of its limb_count<Robot>() warps limb L of the tree (grid/schedule.cuh, LimbScope), with")
-	w.line("/// sizeof(%s) bytes of dynamic shared memory for the state the limbs share.", e.sharedType("T"))
+	if n := e.limbStagedElements(); n > 0 {
+		w.line("/// the state the limbs share (sizeof(%s)) and the outputs (%d elements, from", e.sharedType("T"), n)
+		w.line("/// a 16-byte boundary) in dynamic shared memory.")
+	} else {
+		w.line("/// sizeof(%s) bytes of dynamic shared memory for the state the limbs share.", e.sharedType("T"))
+	}
 	w.line("template <typename T>")
 	w.block(fmt.Sprintf("__global__ void __launch_bounds__(32 * limb_count<Robot>()) %s_limbs_kernel(%s, int num_samples)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
 		w.line("auto& st = *reinterpret_cast<%s*>(grid_smem);", e.sharedType("T"))
+		offset := 0
+		for _, b := range e.outputs {
+			if e.limbStaged(b) {
+				w.line("T* const s_%s = reinterpret_cast<T*>(grid_smem + (sizeof(st) + 15) / 16 * 16) + %d;", b.name, offset)
+				offset += b.size
+			}
+		}
 		w.line("const int k = int(blockIdx.x);")
 		w.line("if (k >= num_samples) return;")
+		placed := func(b buffer) string {
+			switch {
+			case e.directOutputs:
+				return fmt.Sprintf("d_%s + size_t(k) * %d", b.name, b.size)
+			case e.limbStaged(b):
+				return "s_" + b.name
+			}
+			return ""
+		}
 		w.block("run_limbs<Robot>([&](auto scope)", func() {
 			w.comment("the limb's code reads its own joints' entries of the inputs; the compiler drops the others")
-			args := append([]string{"scope"}, e.emitSampleLocals(w, e.directOutputs)...)
+			args := append([]string{"scope"}, e.emitSampleLocals(w, placed)...)
 			w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(append(args, "st"), pcall...), ", "))
-			if e.directOutputs {
+			var vectors []buffer
+			for _, b := range e.outputs {
+				if placed(b) == "" {
+					vectors = append(vectors, b)
+				}
+			}
+			if len(vectors) == 0 {
 				return
 			}
 			w.block("if (scope.runs())", func() {
-				for _, b := range e.outputs {
+				for _, b := range vectors {
 					w.line("copy_limb_velocities<Robot, decltype(scope)::limb>(d_%s + size_t(k) * %d, l_%s);", b.name, b.size, b.name)
 				}
 			})
 		}, ");")
+		if e.limbStagedElements() > 0 {
+			w.comment("every warp has passed the limbs' barriers alike: one more and the staged outputs are complete")
+			w.line("__syncthreads();")
+			for _, b := range e.outputs {
+				if e.limbStaged(b) {
+					w.line("for (int j = int(threadIdx.x); j < %d; j += int(blockDim.x)) d_%s[size_t(k) * %d + j] = s_%s[j];", b.size, b.name, b.size, b.name)
+				}
+			}
+		}
 	})
 	w.blank()
 }
@@ -280,7 +345,7 @@ func emitLimbsKernel(w *writer, e *entry) {
 func (e *entry) emitLimbsLaunch(w *writer, pcall []string) {
 	_, dcall := e.bufferParams("d_")
 	w.block("if (is_limbs_shape(shape))", func() {
-		w.line("const size_t smem = sizeof(%s);", e.sharedType("T"))
+		w.line("const size_t smem = %s;", e.limbSmem())
 		w.line("constexpr unsigned limb_threads = 32u * unsigned(limb_count<Robot>());  // a compile-time count")
 		kernelLaunch{
 			rtcName: e.limbsKernel(), kernel: e.name + "_limbs_kernel<T>",
@@ -340,7 +405,7 @@ func (e *entry) emitFinalRowsLoop(w *writer, pcall []string) {
 	w.block("for (int base = stores.warp_base(); base < num_samples; base += step)", func() {
 		w.line("// every lane runs a sample (past the batch's end the last one again): the whole warp takes part in each store")
 		w.line("const int k = min(base + stores.lane, num_samples - 1);")
-		args := append([]string{"ThreadScope{}"}, e.emitSampleLocals(w, false)...)
+		args := append([]string{"ThreadScope{}"}, e.emitSampleLocals(w, nil)...)
 		w.line("%s state;", e.sharedType("T"))
 		args = append(append(args, "state"), pcall...)
 		w.block(fmt.Sprintf("algorithms::%s<Robot>(%s, [&](auto first, auto end)", e.algorithm, strings.Join(args, ", ")), func() {

@@ -10,10 +10,12 @@ import (
 	"github.com/grid-rbd/grid-rbd/internal/testrobots"
 )
 
-// TestLimbScopeMatchesThreadScope runs ABA and ∇ID in the limb scope of grid/schedule.cuh (a thread per limb
-// of the tree, each limb's state its own but where other limbs read it, barriers between rounds) on the host,
-// one std::thread per limb meeting at a barrier, against their one-thread forms on 333 samples: float64 within
-// 1e-11, float32 within 1e-3 (bench/launch/limbs/probe.cu, whose GPU build times the same code). A limb's state
+// TestLimbScopeMatchesThreadScope runs ABA, ∇ID, M⁻¹ and ∇FD in the limb scope of grid/schedule.cuh (a thread
+// per limb of the tree, each limb's state its own but where other limbs read it, barriers between rounds) on
+// the host, one std::thread per limb meeting at a barrier, against their one-thread forms on 333 samples:
+// float64 within 1e-11 (∇FD, which multiplies ∇ID's rounding by M⁻¹: 1e-9), float32 within 1e-3 (∇FD: no
+// worse than the one thread's error against float64) (bench/launch/limbs/probe.cu, whose GPU build times the
+// same code). A limb's state
 // read by the wrong thread would be that thread's own uninitialised copy (∇ID's descendants read their
 // ancestors' columns across limbs: an error of 0.98 on atlas when those stay in the limb's registers). The probe also checks the limbs'
 // structure (consecutive chains, rounds). The robots: one chain (one limb), a branched tree, a free-flyer with

@@ -29,6 +29,7 @@ func emitMinv(g *gen) {
 		// F_IN_SMEM moves the F-region (the column blocks, most of the scratch) and keeps the per-body state
 		placement: placement{param: "F_IN_SMEM", split: &scratchSplit{
 			bodies: "MinvBodies", region: "Spatial<T>", regionSize: temp - minvBodyElements*len(r.Joints)}},
+		limbs: !g.rolled,
 	}
 	emitTemplateInner(w, e)
 	g.add(e)
@@ -38,8 +39,9 @@ func emitMinv(g *gen) {
 // (15), the articulated inertia passed to the parent (21), U (6) and D⁻¹ (1), then the F/P column blocks
 // as minv_detail lays them out, 6 elements a column. A body with children has a block of NV − v_i − nv_i
 // columns; bodies in joint order need one slot per depth (the depth's largest block), bodies level by level
-// the largest even level's blocks plus the largest odd level's; the storage is the larger, at least one
-// column. A rolled robot runs its bodies level by level in both scopes and always takes the level layout.
+// the largest even level's blocks plus the largest odd level's, the limbs (LimbScope) a slot for each block
+// of a body with several children (whose children run on other limbs); the storage is the largest, at least
+// one column. A rolled robot runs its bodies level by level in both scopes and always takes the level layout.
 func minvTemp(r *model.Robot, rolled bool) int {
 	if rolled {
 		_, columns := minvLevelLayout(r)
@@ -65,7 +67,19 @@ func minvTemp(r *model.Robot, rolled bool) int {
 		stack += levelMax[l]
 		parity[l%2] = max(parity[l%2], levelTotal[l])
 	}
-	columns := max(stack, parity[0]+parity[1], 1)
+	children := make([]int, len(r.Joints))
+	for _, j := range r.Joints {
+		if j.Parent >= 0 {
+			children[j.Parent]++
+		}
+	}
+	limbs := 0
+	for i, j := range r.Joints {
+		if children[i] > 1 {
+			limbs += r.NV - j.V - j.Type.NV()
+		}
+	}
+	columns := max(stack, parity[0]+parity[1], limbs, 1)
 	return minvBodyElements*len(r.Joints) + 6*columns
 }
 

@@ -172,6 +172,22 @@ struct LimbScope {
 #endif
     }
     GLASS_HD void sync() const { barrier.arrive_and_wait(); }
+    // The block's threads as one group, for work without dependencies between bodies (for_each_item); on the
+    // host, the limbs' threads (the barrier's parties).
+    GLASS_HD uint32_t rank() const {
+#if defined(__CUDA_ARCH__)
+        return threadIdx.x;
+#else
+        return uint32_t(L);
+#endif
+    }
+    GLASS_HD uint32_t size() const {
+#if defined(__CUDA_ARCH__)
+        return blockDim.x;
+#else
+        return barrier.parties();
+#endif
+    }
 };
 
 template <class S>

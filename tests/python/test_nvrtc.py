@@ -19,10 +19,10 @@ from support import FakeRTCLibrary, cubin_arch
         ("iiwa", ["grid::aba_kernel<float, grid::TIER_SHARED>", "grid::aba_thread_kernel<float>",
                   "grid::mass_matrix_kernel<double, grid::TIER_LITE>", "grid::mass_matrix_thread_kernel<float>",
                   "grid::inverse_dynamics_gradient_thread_kernel<float>"]),
-        # a floating base (quaternion joint), at the tier that spills to the workspace; a limb kernel (a warp per
-        # limb of the tree, its lambdas forced inline)
+        # a floating base (quaternion joint), at the tier that spills to the workspace; limb kernels (a warp per
+        # limb of the tree, its lambdas forced inline; M⁻¹'s output staged in shared memory)
         ("go2", ["grid::inverse_dynamics_kernel<double, grid::TIER_MINIMAL>", "grid::frame_poses_thread_kernel<float>",
-                 "grid::inverse_dynamics_gradient_limbs_kernel<float>"]),
+                 "grid::inverse_dynamics_gradient_limbs_kernel<float>", "grid::minv_limbs_kernel<float>"]),
     ],
 )
 def test_kernels_compile_for_sm90(robot, kernels):

@@ -1,12 +1,13 @@
-// Probe of the limb scope (grid/schedule.cuh LimbScope): ABA and ∇ID of one sample with each limb of the tree on
-// a warp of its own (the generated aba_limbs_kernel and inverse_dynamics_gradient_limbs_kernel), against the
-// generated kernels of the same robot. Build with -I kernels -I bench/launch -I <robot folder made by
-// `go tool mage gen`> (go2 and g1_29dof with -floating):
-//   * a C++17 compiler (-x c++ -pthread): checks the limb scope against aba_thread and
-//     inverse_dynamics_gradient_thread on the host in float64 and float32, one std::thread per limb meeting at
-//     a host barrier;
-//   * nvcc: checks it on the GPU (NaN-poisoned outputs, 333 samples, one per block) and times it and the
-//     generated kernels at batch 1 (20 launches captured in a CUDA graph and replayed, median of 31 replays).
+// Probe of the limb scope (grid/schedule.cuh LimbScope): ABA, ∇ID, M⁻¹ and ∇FD of one sample with each limb of
+// the tree on a warp of its own (the generated <entry>_limbs_kernel of aba, inverse_dynamics_gradient, minv and
+// forward_dynamics_gradient), against the generated kernels of the same robot. Build with -I kernels -I bench/launch
+// -I <robot folder made by `go tool mage gen`> (go2 and g1_29dof with -floating):
+//   * a C++17 compiler (-x c++ -pthread): checks the limb scope against aba_thread,
+//     inverse_dynamics_gradient_thread, minv_thread and forward_dynamics_gradient_thread on the host in float64 and float32, one std::thread per
+//     limb meeting at a host barrier;
+//   * nvcc: checks it and the generated kernels at every shape it times on the GPU (NaN-poisoned outputs, 333
+//     samples, against the one-thread kernels) and times them at batch 1 (20 launches captured in a CUDA graph
+//     and replayed, median of 31 replays).
 // PROBE_FLOAT_ONLY skips float64 on the GPU; PROBE_CHECK_ONLY=1 (environment) skips the timings.
 #include "grid.cuh"
 #include "probe.h"
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 #include <vector>
 #if !defined(__CUDACC__)
 #include <condition_variable>
@@ -69,6 +71,7 @@ struct HostBarrier {
 struct HostBarrierRef {
     HostBarrier* b;
     void arrive_and_wait() const { b->arrive_and_wait(); }
+    uint32_t parties() const { return uint32_t(b->parties); }
 };
 
 // Runs f(scope) for every limb of one sample, each on a thread of its own with the barrier they share.
@@ -116,12 +119,54 @@ static double host_check_idg(const Inputs& in) {
     }
     return max_err(got, ref);
 }
+
+// M⁻¹ at q: the limbs write its rows and mirrored columns into one matrix they share.
+template <typename T>
+static double host_check_minv(const Inputs& in) {
+    const auto q = probe::cast<T>(in.q);
+    const size_t nn = size_t(NV) * NV;
+    std::vector<T> ref(size_t(in.n) * nn), got(size_t(in.n) * nn, T(NAN));
+    auto st = std::make_unique<algorithms::MinvState<Robot, T>>();
+    for (int k = 0; k < in.n; ++k) {
+        const T* qk = &q[size_t(k) * NQ];
+        minv_thread<T>(&ref[size_t(k) * nn], qk);
+        host_limbs([&](const auto& scope) { algorithms::minv<Robot>(scope, &got[size_t(k) * nn], qk, *st); });
+    }
+    return max_err(got, ref);
+}
+
+// ∇FD at (q, qd, tau): its phases in the limb scope, the column solve over the limbs' threads. Its errors in
+// precision T against forward_dynamics_gradient_thread in float64: the limbs' (first) and the one thread's
+// (second). ∇FD multiplies the rounding of ∇ID, whose sums the limbs take in another order, by M⁻¹.
+template <typename T>
+static std::pair<double, double> host_check_fdg(const Inputs& in) {
+    const auto q = probe::cast<T>(in.q), qd = probe::cast<T>(in.qd), tau = probe::cast<T>(in.tau);
+    const size_t nn = size_t(NV) * NV;
+    std::vector<double> ref(3 * size_t(in.n) * nn);
+    std::vector<T> thread(3 * size_t(in.n) * nn), got(3 * size_t(in.n) * nn, T(NAN));
+    auto st = std::make_unique<algorithms::FdGradientState<Robot, T>>();
+    for (int k = 0; k < in.n; ++k) {
+        const size_t a = size_t(k) * NQ, b = size_t(k) * NV;
+        double* r = &ref[3 * size_t(k) * nn];
+        forward_dynamics_gradient_thread<double>(r, r + nn, r + 2 * nn, &in.q[a], &in.qd[b], &in.tau[b],
+                                                 default_gravity<double>());
+        T* t = &thread[3 * size_t(k) * nn];
+        forward_dynamics_gradient_thread<T>(t, t + nn, t + 2 * nn, &q[a], &qd[b], &tau[b], default_gravity<T>());
+        T* o = &got[3 * size_t(k) * nn];
+        host_limbs([&](const auto& scope) {
+            algorithms::forward_dynamics_gradient<Robot>(scope, o, o + nn, o + 2 * nn, &q[a], &qd[b], &tau[b], *st,
+                                                         default_gravity<T>());
+        });
+    }
+    return {max_err(got, ref), max_err(thread, ref)};
+}
 #endif
 
 #if defined(__CUDACC__)
 using probe::Device;
 
-// A launch of the generated ABA or ∇ID on stream s at the given shape (LIMBS_LAUNCH_SHAPE: their limb kernels).
+// A launch of the generated ABA, ∇ID, M⁻¹ or ∇FD on stream s at the given shape (LIMBS_LAUNCH_SHAPE: their limb
+// kernels).
 template <typename T>
 static T* workspace() {
     static T* w = nullptr;
@@ -136,6 +181,18 @@ template <typename T>
 static void launch_idg(T* out, const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
     PROBE_CHECK(inverse_dynamics_gradient_launch<T>(out, out + size_t(n) * NV * NV, d.q, d.qd, d.tau, default_gravity<T>(),
                                                     n, s, shape, workspace<T>()));
+}
+
+template <typename T>
+static void launch_minv(T* out, const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
+    PROBE_CHECK(minv_launch<T>(out, d.q, n, s, shape, workspace<T>()));
+}
+
+template <typename T>
+static void launch_fdg(T* out, const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
+    const size_t nn = size_t(n) * NV * NV;
+    PROBE_CHECK(forward_dynamics_gradient_launch<T>(out, out + nn, out + 2 * nn, d.q, d.qd, d.tau, default_gravity<T>(), n,
+                                                    s, shape, workspace<T>()));
 }
 
 template <typename T>
@@ -160,28 +217,70 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
     PROBE_CHECK(cudaDeviceSynchronize());
     std::printf("%s %s check idg limbs (%d warps): max err %.3g against inverse_dynamics_gradient (one thread), %d samples\n",
                 robot, precision, NLIMBS, max_err(probe::download(idg, nidg), idg_ref), check.n);
-    if (std::getenv("PROBE_CHECK_ONLY")) {  // under compute-sanitizer: the checks' launches only
+    const size_t nminv = size_t(check.n) * NV * NV;
+    T* mi = nullptr;
+    PROBE_CHECK(cudaMalloc(&mi, nminv * sizeof(T)));
+    launch_minv(mi, d, LaunchShape{1, 64}, 0, check.n);
+    PROBE_CHECK(cudaDeviceSynchronize());
+    const auto minv_ref = probe::download(mi, nminv);
+    PROBE_CHECK(cudaMemset(mi, 0xff, nminv * sizeof(T)));
+    launch_minv(mi, d, LIMBS_LAUNCH_SHAPE, 0, check.n);
+    PROBE_CHECK(cudaDeviceSynchronize());
+    std::printf("%s %s check minv limbs (%d warps): max err %.3g against minv (one thread), %d samples\n", robot,
+                precision, NLIMBS, max_err(probe::download(mi, nminv), minv_ref), check.n);
+    const size_t nfdg = 3 * size_t(check.n) * NV * NV;
+    T* fdg = nullptr;
+    PROBE_CHECK(cudaMalloc(&fdg, nfdg * sizeof(T)));
+    launch_fdg(fdg, d, LaunchShape{1, 64}, 0, check.n);
+    PROBE_CHECK(cudaDeviceSynchronize());
+    const auto fdg_ref = probe::download(fdg, nfdg);
+    PROBE_CHECK(cudaMemset(fdg, 0xff, nfdg * sizeof(T)));
+    launch_fdg(fdg, d, LIMBS_LAUNCH_SHAPE, 0, check.n);
+    PROBE_CHECK(cudaDeviceSynchronize());
+    std::printf("%s %s check fdg limbs (%d warps): max err %.3g against forward_dynamics_gradient (phases), %d samples\n",
+                robot, precision, NLIMBS, max_err(probe::download(fdg, nfdg), fdg_ref), check.n);
+    const auto free_all = [&] {
         PROBE_CHECK(cudaFree(idg));
+        PROBE_CHECK(cudaFree(mi));
+        PROBE_CHECK(cudaFree(fdg));
+    };
+    if (std::getenv("PROBE_CHECK_ONLY")) {  // under compute-sanitizer: the checks' launches only
+        free_all();
         return;
     }
     Device<T> d1(one);
-    // batch-1 time of one entry point (name) at every shape its bounds allow, and at its limb kernel's
-    const auto time_shapes = [&](const char* name, int max_threads, auto&& launch_at) {
+    // batch-1 time of one entry point (name) at every shape its bounds allow and at its limb kernel's, each shape
+    // first checked on the check samples against the one-thread kernel (ref) with its outputs NaN-poisoned;
+    // launch_at(shape, stream, inputs) launches it, out() reads its outputs back
+    const auto time_shapes = [&](const char* name, int max_threads, const std::vector<T>& ref, auto&& launch_at,
+                                 auto&& out, T* poison, size_t poison_count) {
         const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, LIMBS_LAUNCH_SHAPE};
         for (const auto& shape : shapes) {
             if (!is_limbs_shape(shape) && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, max_threads))) continue;
-            const double us = probe::graph_us([&](cudaStream_t st) { launch_at(shape, st); });
-            if (is_limbs_shape(shape))
-                std::printf("%s %s %s batch1 limbs %dx1 %.3f us\n", robot, name, precision, 32 * NLIMBS, us);
-            else
-                std::printf("%s %s %s batch1 %s %dx%d %.3f us\n", robot, name, precision, name,
-                            shape.threads_per_sample, shape.samples_per_block, us);
+            PROBE_CHECK(cudaMemset(poison, 0xff, poison_count * sizeof(T)));
+            launch_at(shape, cudaStream_t(0), d);
+            PROBE_CHECK(cudaDeviceSynchronize());
+            const double err = max_err(out(), ref);
+            const double us = probe::graph_us([&](cudaStream_t st) { launch_at(shape, st, d1); });
+            const int threads = is_limbs_shape(shape) ? 32 * NLIMBS : shape.threads_per_sample;
+            std::printf("%s %s %s batch1 %s %dx%d %.3f us (max err %.3g on %d samples)\n", robot, name, precision,
+                        is_limbs_shape(shape) ? "limbs" : name, threads, is_limbs_shape(shape) ? 1 : shape.samples_per_block,
+                        us, err, check.n);
         }
     };
-    time_shapes("aba", ABA_MAX_THREADS<T>(), [&](LaunchShape shape, cudaStream_t st) { launch(d1, shape, st, 1); });
-    time_shapes("idg", INVERSE_DYNAMICS_GRADIENT_MAX_THREADS<T>(),
-                [&](LaunchShape shape, cudaStream_t st) { launch_idg(idg, d1, shape, st, 1); });
-    PROBE_CHECK(cudaFree(idg));
+    time_shapes("aba", ABA_MAX_THREADS<T>(), ref,
+                [&](LaunchShape shape, cudaStream_t st, const Device<T>& in) { launch(in, shape, st, in.n); },
+                [&] { return d.out(); }, d.qdd, size_t(check.n) * NV);
+    time_shapes("idg", INVERSE_DYNAMICS_GRADIENT_MAX_THREADS<T>(), idg_ref,
+                [&](LaunchShape shape, cudaStream_t st, const Device<T>& in) { launch_idg(idg, in, shape, st, in.n); },
+                [&] { return probe::download(idg, nidg); }, idg, nidg);
+    time_shapes("minv", MINV_MAX_THREADS<T>(), minv_ref,
+                [&](LaunchShape shape, cudaStream_t st, const Device<T>& in) { launch_minv(mi, in, shape, st, in.n); },
+                [&] { return probe::download(mi, nminv); }, mi, nminv);
+    time_shapes("fdg", FORWARD_DYNAMICS_GRADIENT_MAX_THREADS<T>(), fdg_ref,
+                [&](LaunchShape shape, cudaStream_t st, const Device<T>& in) { launch_fdg(fdg, in, shape, st, in.n); },
+                [&] { return probe::download(fdg, nfdg); }, fdg, nfdg);
+    free_all();
 }
 #endif
 
@@ -227,7 +326,17 @@ int main(int argc, char** argv) {
     std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (∇ID limbs against "
                 "inverse_dynamics_gradient_thread)\n",
                 robot, g64, g32);
-    if (!(e64 <= 1e-11 && e32 <= 1e-3 && g64 <= 1e-11 && g32 <= 1e-3)) return 1;
+    const double m64 = host_check_minv<double>(check), m32 = host_check_minv<float>(check);
+    std::printf("%s host check: float64 max err %.3g, float32 max err %.3g (M⁻¹ limbs against minv_thread)\n", robot,
+                m64, m32);
+    // ∇FD: float64 within 1e-9 (M⁻¹'s norm reaches 1e3 on the humanoids), float32 no worse than the one thread's
+    const auto f64 = host_check_fdg<double>(check), f32 = host_check_fdg<float>(check);
+    std::printf("%s host check: float64 max err %.3g, float32 max err %.3g, the one thread's %.3g (∇FD limbs against "
+                "forward_dynamics_gradient_thread in float64)\n",
+                robot, f64.first, f32.first, f32.second);
+    if (!(e64 <= 1e-11 && e32 <= 1e-3 && g64 <= 1e-11 && g32 <= 1e-3 && m64 <= 1e-11 && m32 <= 1e-3 && f64.first <= 1e-9 &&
+          f32.first <= 2 * f32.second + 1e-6))
+        return 1;
 #else
     const Inputs one = probe::make_inputs(1, 11);
     gpu_run<float>(robot, "float", check, one);

@@ -78,10 +78,31 @@ GLASS_HD constexpr int parity_region(int parity) {
     return n;
 }
 
+// In a LimbScope a body with children on other limbs (the last body of a limb with limbs below it) keeps its
+// block in the caller's F-region, where those limbs write (backward) and read (forward) its columns; the
+// blocks of the other bodies stay with their limb, in the stack layout. The crossing blocks each have a slot
+// of their own there: limbs of one round run side by side, and a round spans several depths.
+template <class R>
+GLASS_HD constexpr bool block_crosses_limbs(int i) {
+    for (int c = i + 1; c < R::NB; ++c)
+        if (R::joint[c].parent == i && limb_of<R>(c) != limb_of<R>(i)) return true;
+    return false;
+}
+
+template <class R>
+GLASS_HD constexpr int limb_block_offset(int i) {
+    int off = 0;
+    for (int b = 0; b < i; ++b)
+        if (block_crosses_limbs<R>(b)) off += block_columns<R>(b);
+    return off;
+}
+
 template <class R>
 GLASS_HD constexpr int storage_columns() {
     const int stack = stack_columns<R>(), levels = parity_region<R>(0) + parity_region<R>(1);
-    const int n = stack > levels ? stack : levels;
+    const int limbs = limb_block_offset<R>(R::NB);
+    int n = stack > levels ? stack : levels;
+    n = n > limbs ? n : limbs;
     return n > 0 ? n : 1;
 }
 
@@ -126,6 +147,16 @@ GLASS_HD constexpr bool has_block(Index<I>) {
 template <class R, int C>
 GLASS_HD bool has_block(RolledIndex<C> i) {
     return R::child_start(i + 1) > R::child_start(i);
+}
+
+// Where column j of body i's block is in a LimbScope: own[limb_column_base(i) + j] in the limb's own blocks
+// (the stack layout), caller[limb_column_base(i) + j] where block_crosses_limbs(i).
+template <class R, int I>
+GLASS_HD constexpr int limb_column_base(Index<I>) {
+    constexpr int base = block_crosses_limbs<R>(I)
+                             ? limb_block_offset<R>(I) - R::joint[I].v - kind_nv(R::joint[I].kind)
+                             : column_base<R, false>(I);
+    return base;
 }
 
 // The column base of body i's parent's block.
@@ -176,21 +207,38 @@ struct MinvState : MinvBodies<R, T> {
 template <class R, typename T, class S>
 GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Spatial<T>* caller_FP) {
     constexpr int NV = R::NV;
-    constexpr bool BY_LEVELS = S::cooperative || rolled_v<R>;
-    // One thread keeps each array an object of its own (ScopeArray).
-    constexpr bool own = own_arrays<R, S>;
-    auto pose = scope_array<own>(st.pose);
-    auto IA_up = scope_array<own>(st.IA_up);
-    auto Ub = scope_array<own>(st.U);
-    auto dinvb = scope_array<own>(st.dinv);
-    [[maybe_unused]] Spatial<T> own_FP[own ? minv_detail::state_columns<R>() : 1];
+    constexpr bool limbs = is_limb_scope_v<S>;
+    [[maybe_unused]] constexpr bool BY_LEVELS = (S::cooperative && !limbs) || rolled_v<R>;
+    // One thread keeps each array an object of its own (ScopeArray), a limb all but what other limbs read.
+    constexpr bool own = own_arrays<R, S>, unroll = own || limbs;
+    auto pose = scope_array<R, S>(st.pose);
+    auto IA_up = scope_array<R, S>(st.IA_up);
+    auto Ub = scope_array<R, S>(st.U);
+    auto dinvb = scope_array<R, S>(st.dinv);
+    [[maybe_unused]] Spatial<T> own_FP[unroll ? minv_detail::state_columns<R>() : 1];
     Spatial<T>* const FP = own ? own_FP : caller_FP;
+    // Column j of body i's block, and of its parent's: FP at column_base, in a LimbScope the limb's own or the
+    // caller's (limb_column_base).
+    const auto block = [&](auto i, int j) -> Spatial<T>& {
+        if constexpr (limbs) {
+            const int at = minv_detail::limb_column_base<R>(i) + j;
+            return minv_detail::block_crosses_limbs<R>(index_of<decltype(i)>) ? caller_FP[at] : own_FP[at];
+        } else {
+            return FP[minv_detail::column_base<R, BY_LEVELS>(i) + j];
+        }
+    };
+    const auto parent_block = [&](auto i, int j) -> Spatial<T>& {
+        if constexpr (limbs) {
+            return block(parent_of<R>(i), j);
+        } else {
+            return FP[minv_detail::parent_column_base<R, BY_LEVELS>(i) + j];
+        }
+    };
 
     backward_sweep<R>(scope, [&](auto i) {
         const auto jt = joint<R>(i);
         using J = decltype(jt);
         const int v = jt.v, end = jt.v + subtree_nv_of<R>(i);
-        const int fi = minv_detail::column_base<R, BY_LEVELS>(i);
         if constexpr (!J::is_root) pose[i] = joint_pose(jt, q + jt.q);
         Sym6<T> IA = body_inertia<T>(jt);
         for_each_child<R>(i, [&](auto c) { add_to(IA, IA_up[c]); });
@@ -210,9 +258,9 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
                     Minv[(v + b) * NV + v + a] = x[a];
                 }
             });
-            minv_detail::for_columns<own>(v + 6, end, [&](int j) {
+            minv_detail::for_columns<unroll>(v + 6, end, [&](int j) {
                 T x[6];
-                subspace_project(jt, cholesky_solve(L, FP[fi + j]), x);
+                subspace_project(jt, cholesky_solve(L, block(i, j)), x);
                 for (int a = 0; a < 6; ++a) Minv[(v + a) * NV + j] = -x[a];
             });
         } else {
@@ -220,19 +268,18 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
             const T dinv = T(1) / subspace_project1(jt, U);
             Minv[v * NV + v] = dinv;
             if constexpr (J::is_root) {
-                minv_detail::for_columns<own>(v + 1, end, [&](int j) {
-                    Minv[v * NV + j] = -dinv * subspace_project1(jt, FP[fi + j]);
+                minv_detail::for_columns<unroll>(v + 1, end, [&](int j) {
+                    Minv[v * NV + j] = -dinv * subspace_project1(jt, block(i, j));
                 });
             } else {
                 // The parent's F over this subtree's columns (F_i is zero on i's own column); the children
                 // of one parent fill disjoint columns.
-                const int fp = minv_detail::parent_column_base<R, BY_LEVELS>(i);
-                FP[fp + v] = joint_force_to_parent(jt, pose[i], dinv * U);
-                minv_detail::for_columns<own>(v + 1, end, [&](int j) {
-                    const Spatial<T> F = FP[fi + j];
+                parent_block(i, v) = joint_force_to_parent(jt, pose[i], dinv * U);
+                minv_detail::for_columns<unroll>(v + 1, end, [&](int j) {
+                    const Spatial<T> F = block(i, j);
                     const T x = -dinv * subspace_project1(jt, F);
                     Minv[v * NV + j] = x;
-                    FP[fp + j] = joint_force_to_parent(jt, pose[i], F + x * U);
+                    parent_block(i, j) = joint_force_to_parent(jt, pose[i], F + x * U);
                 });
                 Ub[i] = U;
                 dinvb[i] = dinv;
@@ -248,11 +295,10 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
         using J = decltype(jt);
         const int v = jt.v, end = jt.v + subtree_nv_of<R>(i);
         const bool has_block = minv_detail::has_block<R>(i);
-        const int fi = minv_detail::column_base<R, BY_LEVELS>(i);
 
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             // A root: its rows are final.
-            minv_detail::for_columns<own>(v + 6, NV, [&](int j) {
+            minv_detail::for_columns<unroll>(v + 6, NV, [&](int j) {
                 T x[6];
                 for (int a = 0; a < 6; ++a) {
                     if (j < end) {
@@ -263,7 +309,7 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
                     }
                     Minv[j * NV + v + a] = x[a];
                 }
-                if (has_block) FP[fi + j] = subspace_apply(jt, x);
+                if (has_block) block(i, j) = subspace_apply(jt, x);
             });
         } else {
             const auto column = [&](int j, T x) {
@@ -271,21 +317,20 @@ GLASS_HD void minv(const S& scope, T* Minv, const T* q, MinvBodies<R, T>& st, Sp
                     Minv[v * NV + j] = x;
                     if (j > v) {
                         Minv[j * NV + v] = x;
-                        if (has_block) FP[fi + j] = subspace_apply(jt, &x);
+                        if (has_block) block(i, j) = subspace_apply(jt, &x);
                     }
                 } else {
-                    const int fp = minv_detail::parent_column_base<R, BY_LEVELS>(i);
-                    const Spatial<T> a = joint_motion_to_body(jt, pose[i], FP[fp + j]);
+                    const Spatial<T> a = joint_motion_to_body(jt, pose[i], parent_block(i, j));
                     x -= dinvb[i] * dot(Ub[i], a);
                     Minv[v * NV + j] = x;
                     if (j > v) {
                         Minv[j * NV + v] = x;
-                        if (has_block) FP[fi + j] = subspace_add(jt, a, &x);
+                        if (has_block) block(i, j) = subspace_add(jt, a, &x);
                     }
                 }
             };
-            minv_detail::for_columns<own>(v, end, [&](int j) { column(j, Minv[v * NV + j]); });
-            minv_detail::for_columns<own>(end, NV, [&](int j) { column(j, T(0)); });
+            minv_detail::for_columns<unroll>(v, end, [&](int j) { column(j, Minv[v * NV + j]); });
+            minv_detail::for_columns<unroll>(end, NV, [&](int j) { column(j, T(0)); });
         }
     });
 }
