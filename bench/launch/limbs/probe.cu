@@ -165,8 +165,8 @@ static std::pair<double, double> host_check_fdg(const Inputs& in) {
 #if defined(__CUDACC__)
 using probe::Device;
 
-// A launch of the generated ABA, ∇ID, M⁻¹ or ∇FD on stream s at the given shape (LIMBS_LAUNCH_SHAPE: their limb
-// kernels).
+// Launches of the generated ABA, ∇ID, M⁻¹ and ∇FD on stream s at the given shape (LIMBS_LAUNCH_SHAPE: their
+// limb kernels), writing n samples' outputs (their arrays one after another) to out.
 template <typename T>
 static T* workspace() {
     static T* w = nullptr;
@@ -174,20 +174,18 @@ static T* workspace() {
     return w;
 }
 template <typename T>
-static void launch(const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
-    PROBE_CHECK(aba_launch<T>(d.qdd, d.q, d.qd, d.tau, default_gravity<T>(), n, s, shape, workspace<T>()));
+static void launch_aba(T* out, const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
+    PROBE_CHECK(aba_launch<T>(out, d.q, d.qd, d.tau, default_gravity<T>(), n, s, shape, workspace<T>()));
 }
 template <typename T>
 static void launch_idg(T* out, const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
     PROBE_CHECK(inverse_dynamics_gradient_launch<T>(out, out + size_t(n) * NV * NV, d.q, d.qd, d.tau, default_gravity<T>(),
                                                     n, s, shape, workspace<T>()));
 }
-
 template <typename T>
 static void launch_minv(T* out, const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
     PROBE_CHECK(minv_launch<T>(out, d.q, n, s, shape, workspace<T>()));
 }
-
 template <typename T>
 static void launch_fdg(T* out, const Device<T>& d, LaunchShape shape, cudaStream_t s, int n) {
     const size_t nn = size_t(n) * NV * NV;
@@ -195,92 +193,61 @@ static void launch_fdg(T* out, const Device<T>& d, LaunchShape shape, cudaStream
                                                     s, shape, workspace<T>()));
 }
 
+// One entry point on the GPU: its outputs (per_sample values a sample) for the check samples, its reference
+// (the one-thread kernel's, or the phases' for ∇FD, at 1x64), and how to launch it (launch_* above).
+template <typename T>
+struct Entry {
+    const char* name;
+    int max_threads;
+    size_t per_sample;
+    void (*launch)(T*, const Device<T>&, LaunchShape, cudaStream_t, int);
+    T* out = nullptr;
+    std::vector<T> ref;
+};
+
 template <typename T>
 static void gpu_run(const char* robot, const char* precision, const Inputs& check, const Inputs& one) {
     Device<T> d(check);
-    launch(d, LaunchShape{1, 64}, 0, check.n);
-    PROBE_CHECK(cudaDeviceSynchronize());
-    const auto ref = d.out();
-    PROBE_CHECK(cudaMemset(d.qdd, 0xff, ref.size() * sizeof(T)));  // NaN-poisoned
-    launch(d, LIMBS_LAUNCH_SHAPE, 0, check.n);
-    PROBE_CHECK(cudaDeviceSynchronize());
-    std::printf("%s %s check limbs (%d warps): max err %.3g against aba (one thread), %d samples\n", robot, precision,
-                NLIMBS, max_err(d.out(), ref), check.n);
-    const size_t nidg = 2 * size_t(check.n) * NV * NV;
-    T* idg = nullptr;
-    PROBE_CHECK(cudaMalloc(&idg, nidg * sizeof(T)));
-    launch_idg(idg, d, LaunchShape{1, 64}, 0, check.n);
-    PROBE_CHECK(cudaDeviceSynchronize());
-    const auto idg_ref = probe::download(idg, nidg);
-    PROBE_CHECK(cudaMemset(idg, 0xff, nidg * sizeof(T)));
-    launch_idg(idg, d, LIMBS_LAUNCH_SHAPE, 0, check.n);
-    PROBE_CHECK(cudaDeviceSynchronize());
-    std::printf("%s %s check idg limbs (%d warps): max err %.3g against inverse_dynamics_gradient (one thread), %d samples\n",
-                robot, precision, NLIMBS, max_err(probe::download(idg, nidg), idg_ref), check.n);
-    const size_t nminv = size_t(check.n) * NV * NV;
-    T* mi = nullptr;
-    PROBE_CHECK(cudaMalloc(&mi, nminv * sizeof(T)));
-    launch_minv(mi, d, LaunchShape{1, 64}, 0, check.n);
-    PROBE_CHECK(cudaDeviceSynchronize());
-    const auto minv_ref = probe::download(mi, nminv);
-    PROBE_CHECK(cudaMemset(mi, 0xff, nminv * sizeof(T)));
-    launch_minv(mi, d, LIMBS_LAUNCH_SHAPE, 0, check.n);
-    PROBE_CHECK(cudaDeviceSynchronize());
-    std::printf("%s %s check minv limbs (%d warps): max err %.3g against minv (one thread), %d samples\n", robot,
-                precision, NLIMBS, max_err(probe::download(mi, nminv), minv_ref), check.n);
-    const size_t nfdg = 3 * size_t(check.n) * NV * NV;
-    T* fdg = nullptr;
-    PROBE_CHECK(cudaMalloc(&fdg, nfdg * sizeof(T)));
-    launch_fdg(fdg, d, LaunchShape{1, 64}, 0, check.n);
-    PROBE_CHECK(cudaDeviceSynchronize());
-    const auto fdg_ref = probe::download(fdg, nfdg);
-    PROBE_CHECK(cudaMemset(fdg, 0xff, nfdg * sizeof(T)));
-    launch_fdg(fdg, d, LIMBS_LAUNCH_SHAPE, 0, check.n);
-    PROBE_CHECK(cudaDeviceSynchronize());
-    std::printf("%s %s check fdg limbs (%d warps): max err %.3g against forward_dynamics_gradient (phases), %d samples\n",
-                robot, precision, NLIMBS, max_err(probe::download(fdg, nfdg), fdg_ref), check.n);
-    const auto free_all = [&] {
-        PROBE_CHECK(cudaFree(idg));
-        PROBE_CHECK(cudaFree(mi));
-        PROBE_CHECK(cudaFree(fdg));
+    const size_t nn = size_t(NV) * NV;
+    Entry<T> entries[] = {{"aba", ABA_MAX_THREADS<T>(), size_t(NV), launch_aba<T>},
+                          {"idg", INVERSE_DYNAMICS_GRADIENT_MAX_THREADS<T>(), 2 * nn, launch_idg<T>},
+                          {"minv", MINV_MAX_THREADS<T>(), nn, launch_minv<T>},
+                          {"fdg", FORWARD_DYNAMICS_GRADIENT_MAX_THREADS<T>(), 3 * nn, launch_fdg<T>}};
+    // e's outputs at shape on the check samples, NaN-poisoned first; their largest error against e.ref
+    const auto check_at = [&](Entry<T>& e, LaunchShape shape) {
+        const size_t count = e.per_sample * size_t(check.n);
+        PROBE_CHECK(cudaMemset(e.out, 0xff, count * sizeof(T)));
+        e.launch(e.out, d, shape, 0, check.n);
+        PROBE_CHECK(cudaDeviceSynchronize());
+        return max_err(probe::download(e.out, count), e.ref);
     };
-    if (std::getenv("PROBE_CHECK_ONLY")) {  // under compute-sanitizer: the checks' launches only
-        free_all();
-        return;
+    for (auto& e : entries) {
+        const size_t count = e.per_sample * size_t(check.n);
+        PROBE_CHECK(cudaMalloc(&e.out, count * sizeof(T)));
+        e.launch(e.out, d, LaunchShape{1, 64}, 0, check.n);
+        PROBE_CHECK(cudaDeviceSynchronize());
+        e.ref = probe::download(e.out, count);
+        std::printf("%s %s check %s limbs (%d warps): max err %.3g against the %s, %d samples\n", robot, precision,
+                    e.name, NLIMBS, check_at(e, LIMBS_LAUNCH_SHAPE), e.per_sample == 3 * nn ? "phases" : "one thread",
+                    check.n);
     }
-    Device<T> d1(one);
-    // batch-1 time of one entry point (name) at every shape its bounds allow and at its limb kernel's, each shape
-    // first checked on the check samples against the one-thread kernel (ref) with its outputs NaN-poisoned;
-    // launch_at(shape, stream, inputs) launches it, out() reads its outputs back
-    const auto time_shapes = [&](const char* name, int max_threads, const std::vector<T>& ref, auto&& launch_at,
-                                 auto&& out, T* poison, size_t poison_count) {
+    // batch-1 time of each entry point at every shape its bounds allow and at its limb kernel's, each shape first
+    // checked on the check samples (not under compute-sanitizer: PROBE_CHECK_ONLY, the checks' launches only)
+    if (!std::getenv("PROBE_CHECK_ONLY")) {
+        Device<T> d1(one);
         const LaunchShape shapes[] = {{1, 32}, {32, 1}, {64, 1}, {128, 1}, {256, 1}, LIMBS_LAUNCH_SHAPE};
-        for (const auto& shape : shapes) {
-            if (!is_limbs_shape(shape) && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, max_threads))) continue;
-            PROBE_CHECK(cudaMemset(poison, 0xff, poison_count * sizeof(T)));
-            launch_at(shape, cudaStream_t(0), d);
-            PROBE_CHECK(cudaDeviceSynchronize());
-            const double err = max_err(out(), ref);
-            const double us = probe::graph_us([&](cudaStream_t st) { launch_at(shape, st, d1); });
-            const int threads = is_limbs_shape(shape) ? 32 * NLIMBS : shape.threads_per_sample;
-            std::printf("%s %s %s batch1 %s %dx%d %.3f us (max err %.3g on %d samples)\n", robot, name, precision,
-                        is_limbs_shape(shape) ? "limbs" : name, threads, is_limbs_shape(shape) ? 1 : shape.samples_per_block,
-                        us, err, check.n);
-        }
-    };
-    time_shapes("aba", ABA_MAX_THREADS<T>(), ref,
-                [&](LaunchShape shape, cudaStream_t st, const Device<T>& in) { launch(in, shape, st, in.n); },
-                [&] { return d.out(); }, d.qdd, size_t(check.n) * NV);
-    time_shapes("idg", INVERSE_DYNAMICS_GRADIENT_MAX_THREADS<T>(), idg_ref,
-                [&](LaunchShape shape, cudaStream_t st, const Device<T>& in) { launch_idg(idg, in, shape, st, in.n); },
-                [&] { return probe::download(idg, nidg); }, idg, nidg);
-    time_shapes("minv", MINV_MAX_THREADS<T>(), minv_ref,
-                [&](LaunchShape shape, cudaStream_t st, const Device<T>& in) { launch_minv(mi, in, shape, st, in.n); },
-                [&] { return probe::download(mi, nminv); }, mi, nminv);
-    time_shapes("fdg", FORWARD_DYNAMICS_GRADIENT_MAX_THREADS<T>(), fdg_ref,
-                [&](LaunchShape shape, cudaStream_t st, const Device<T>& in) { launch_fdg(fdg, in, shape, st, in.n); },
-                [&] { return probe::download(fdg, nfdg); }, fdg, nfdg);
-    free_all();
+        for (auto& e : entries)
+            for (const auto& shape : shapes) {
+                const bool limbs = is_limbs_shape(shape);
+                if (!limbs && !valid_launch_shape(shape, tier_max_threads(TIER_SHARED, e.max_threads))) continue;
+                const double err = check_at(e, shape);
+                const double us = probe::graph_us([&](cudaStream_t st) { e.launch(e.out, d1, shape, st, 1); });
+                std::printf("%s %s %s batch1 %s %dx%d %.3f us (max err %.3g on %d samples)\n", robot, e.name, precision,
+                            limbs ? "limbs" : e.name, limbs ? 32 * NLIMBS : shape.threads_per_sample,
+                            limbs ? 1 : shape.samples_per_block, us, err, check.n);
+            }
+    }
+    for (auto& e : entries) PROBE_CHECK(cudaFree(e.out));
 }
 #endif
 
