@@ -26,12 +26,18 @@ import (
 // The platform tag is manylinux_2_28_x86_64 where an ELF check of its binaries allows it (wheel.CheckManylinux228),
 // else linux_x86_64, saying why: the bundled CPU libraries compile with manylinuxCXX for that, the CUDA
 // libraries with nvcc and the system's C++ runtime (a CUDA wheel gets the tag only from a manylinux_2_28 image). Flags: -nocuda builds a
-// CPU-only wheel; -out=DIR writes it there instead of dist/.
-func Wheel(nocuda *bool, out *string) error {
+// CPU-only wheel; -out=DIR writes it there instead of dist/; -bundle=a,b bundles only those of bundled.json's
+// robots (a test's quicker wheel; a release bundles them all).
+func Wheel(nocuda *bool, out, bundle *string) error {
 	start := time.Now()
 	robots, err := wheel.ReadBundled("")
 	if err != nil {
 		return err
+	}
+	if bundle != nil && *bundle != "" {
+		if robots, err = wheel.SelectBundled(robots, strings.Split(*bundle, ",")); err != nil {
+			return err
+		}
 	}
 	project, err := readProject()
 	if err != nil {

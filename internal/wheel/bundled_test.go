@@ -49,3 +49,34 @@ func TestReadBundled(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectBundled: the named robots in the file's order, and an error naming an unknown one and the bundled.
+func TestSelectBundled(t *testing.T) {
+	bundled := []BundledRobot{{Name: "arm", URDF: "a.urdf"}, {Name: "dog", URDF: "d.urdf", Floating: true}}
+	for _, c := range []struct {
+		name  string
+		names []string
+		want  []BundledRobot
+		err   string
+	}{
+		{"one", []string{"dog"}, bundled[1:], ""},
+		{"both, in the file's order", []string{"dog", "arm"}, bundled, ""},
+		{"unknown", []string{"arm", "cat"}, nil, "has no robot cat (it bundles arm, dog)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := SelectBundled(bundled, c.names)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("SelectBundled error = %v, want one containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("SelectBundled (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
