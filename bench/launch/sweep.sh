@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Launch-shape sweep, run on a machine with an NVIDIA GPU and nvcc (no Go needed):
-#   go tool mage tuneprep                          # here: writes build/tune/<robot>/
+#   go tool mage tuneprep                          # here: writes build/tune/<robot>/ (-tuned: with the baked
+#                                                  # tables, for an entry point whose launch runs others')
 #   bash bench/launch/sweep.sh build/tune RESULTS_DIR
 #   go tool mage tune RESULTS_DIR/sweep.txt        # here: bakes the choices into codegen/emit/launch_configs/
 # Compiles each robot's sweep twice, with every kernel's __launch_bounds__ at 256 threads (ptxas may use up
