@@ -262,13 +262,18 @@ func (e *entry) limbStagedElements() int {
 	return n
 }
 
+// limbStageBase is the C++ expression of the staged outputs' byte offset: the shared state's size (the C++
+// expression stateSize) rounded up to 16 bytes.
+func limbStageBase(stateSize string) string { return fmt.Sprintf("(%s + 15) / 16 * 16", stateSize) }
+
 // limbSmem is the C++ expression of the limb kernel's dynamic shared memory in bytes: the shared state, then
-// the staged outputs from a 16-byte boundary.
+// the staged outputs (limbStageBase).
 func (e *entry) limbSmem() string {
+	state := fmt.Sprintf("sizeof(%s)", e.sharedType("T"))
 	if n := e.limbStagedElements(); n > 0 {
-		return fmt.Sprintf("(sizeof(%s) + 15) / 16 * 16 + %d * sizeof(T)", e.sharedType("T"), n)
+		return fmt.Sprintf("%s + %d * sizeof(T)", limbStageBase(state), n)
 	}
-	return fmt.Sprintf("sizeof(%s)", e.sharedType("T"))
+	return state
 }
 
 // emitLimbsKernel writes `<name>_limbs_kernel` (entry.limbs): warp L runs limb L of block k's sample on its own
@@ -294,7 +299,7 @@ func emitLimbsKernel(w *writer, e *entry) {
 		offset := 0
 		for _, b := range e.outputs {
 			if e.limbStaged(b) {
-				w.line("T* const s_%s = reinterpret_cast<T*>(grid_smem + (sizeof(st) + 15) / 16 * 16) + %d;", b.name, offset)
+				w.line("T* const s_%s = reinterpret_cast<T*>(grid_smem + %s) + %d;", b.name, limbStageBase("sizeof(st)"), offset)
 				offset += b.size
 			}
 		}

@@ -67,15 +67,10 @@ func minvTemp(r *model.Robot, rolled bool) int {
 		stack += levelMax[l]
 		parity[l%2] = max(parity[l%2], levelTotal[l])
 	}
-	children := make([]int, len(r.Joints))
-	for _, j := range r.Joints {
-		if j.Parent >= 0 {
-			children[j.Parent]++
-		}
-	}
+	childStart, _ := children(r)
 	limbs := 0
 	for i, j := range r.Joints {
-		if children[i] > 1 {
+		if childStart[i+1]-childStart[i] > 1 {
 			limbs += r.NV - j.V - j.Type.NV()
 		}
 	}

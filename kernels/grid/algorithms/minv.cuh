@@ -20,9 +20,9 @@ namespace algorithms {
 
 namespace minv_detail {
 
-// f(j) for the columns j in [begin, end): unrolled on the GPU where UNROLL (one thread on an unrolled robot,
-// whose bounds are then constants), so that the F-region and M⁻¹ are indexed by constants and can stay in
-// registers.
+// f(j) for the columns j in [begin, end): unrolled on the GPU where UNROLL (one thread, or a limb, on an
+// unrolled robot, whose bounds are then constants), so that the F-region and M⁻¹ are indexed by constants and
+// can stay in registers.
 template <bool UNROLL, class F>
 GLASS_HD void for_columns(int begin, int end, F&& f) {
     if constexpr (UNROLL) {
@@ -78,15 +78,13 @@ GLASS_HD constexpr int parity_region(int parity) {
     return n;
 }
 
-// In a LimbScope a body with children on other limbs (the last body of a limb with limbs below it) keeps its
+// In a LimbScope a body with several children (each of which heads a limb of its own, limb_head) keeps its
 // block in the caller's F-region, where those limbs write (backward) and read (forward) its columns; the
 // blocks of the other bodies stay with their limb, in the stack layout. The crossing blocks each have a slot
 // of their own there: limbs of one round run side by side, and a round spans several depths.
 template <class R>
 GLASS_HD constexpr bool block_crosses_limbs(int i) {
-    for (int c = i + 1; c < R::NB; ++c)
-        if (R::joint[c].parent == i && limb_of<R>(c) != limb_of<R>(i)) return true;
-    return false;
+    return child_count<R>(i) > 1;
 }
 
 template <class R>
