@@ -41,9 +41,11 @@ func emitForwardDynamicsGradient(g *gen) {
 		// occupancy for iiwa); as launches of their own, each phase runs at its own tuned shape and
 		// register count. ABA's qdd waits in the M⁻¹ output until minv overwrites it.
 		needs: []string{"aba", "inverse_dynamics_gradient", "minv"},
-		// fused in the limb kernel: the phases one after the other on each limb, a barrier between them, and
-		// the column solve on the whole block
-		limbs: !g.rolled,
+		// fused in the limb kernel: M⁻¹ on one team of limb warps beside ABA then ∇ID on the other, and the
+		// column solve on the whole block
+		limbs:      !g.rolled,
+		limbTeams:  2,
+		limbShared: "FdGradientTeamsState",
 		phasedThreadLaunch: func(w *writer) {
 			w.line("// the phases as separate launches, each at its own tuned shape")
 			w.line("T* d_qdd = d_Minv;  // [num_samples, NV]: ABA's qdd, until minv writes M⁻¹ over it")

@@ -61,6 +61,11 @@ type entry struct {
 	// longest path of limbs. Its outputs must be vectors over the velocity coordinates, which each limb stores
 	// for its own joints, or directOutputs, which the limbs write in global memory as they go.
 	limbs bool
+	// limbTeams, when above 1, has the limb kernel run that many teams of limb warps side by side (a block of
+	// limbTeams·limb_count warps, LimbScope's teams), the template giving each team its part; limbShared then
+	// names the limb kernel's state type in place of shared.
+	limbTeams  int
+	limbShared string
 	// number is the entry's place in the header, its GRID_ALGO_<NAME>.
 	number int
 }
@@ -117,6 +122,22 @@ func (e *entry) spilled() int {
 // sharedType is the algorithm template's cross-body state for precision typ.
 func (e *entry) sharedType(typ string) string {
 	return fmt.Sprintf("algorithms::%s<Robot, %s>", e.shared, typ)
+}
+
+// limbStateType is the limb kernel's shared state for precision typ.
+func (e *entry) limbStateType(typ string) string {
+	if e.limbShared != "" {
+		return fmt.Sprintf("algorithms::%s<Robot, %s>", e.limbShared, typ)
+	}
+	return e.sharedType(typ)
+}
+
+// limbWarps is the C++ expression of the limb kernel's warps per block: a warp per limb for each team.
+func (e *entry) limbWarps() string {
+	if e.limbTeams > 1 {
+		return fmt.Sprintf("%d * limb_count<Robot>()", e.limbTeams)
+	}
+	return "limb_count<Robot>()"
 }
 
 // emitTemplateInner writes the group-cooperative inner of a template entry, the template in GroupScope, and
@@ -269,7 +290,7 @@ func limbStageBase(stateSize string) string { return fmt.Sprintf("(%s + 15) / 16
 // limbSmem is the C++ expression of the limb kernel's dynamic shared memory in bytes: the shared state, then
 // the staged outputs (limbStageBase).
 func (e *entry) limbSmem() string {
-	state := fmt.Sprintf("sizeof(%s)", e.sharedType("T"))
+	state := fmt.Sprintf("sizeof(%s)", e.limbStateType("T"))
 	if n := e.limbStagedElements(); n > 0 {
 		return fmt.Sprintf("%s + %d * sizeof(T)", limbStageBase(state), n)
 	}
@@ -285,17 +306,22 @@ func emitLimbsKernel(w *writer, e *entry) {
 	pdecl, pcall := e.params()
 	w.line("/// %s", e.doc)
 	w.line("/// Batched kernel for batches where one sample's latency counts (LIMBS_LAUNCH_SHAPE): block k runs sample k,")
-	w.line("/// warp L of its limb_count<Robot>() warps limb L of the tree (grid/schedule.cuh, LimbScope), with")
+	if e.limbTeams > 1 {
+		w.line("/// warp t·NL + L of its %s warps (NL = limb_count<Robot>()) limb L of the tree for team t", e.limbWarps())
+		w.line("/// (grid/schedule.cuh, LimbScope), with")
+	} else {
+		w.line("/// warp L of its limb_count<Robot>() warps limb L of the tree (grid/schedule.cuh, LimbScope), with")
+	}
 	if n := e.limbStagedElements(); n > 0 {
-		w.line("/// the state the limbs share (sizeof(%s)) and the outputs (%d elements, from", e.sharedType("T"), n)
+		w.line("/// the state the limbs share (sizeof(%s)) and the outputs (%d elements, from", e.limbStateType("T"), n)
 		w.line("/// a 16-byte boundary) in dynamic shared memory.")
 	} else {
-		w.line("/// sizeof(%s) bytes of dynamic shared memory for the state the limbs share.", e.sharedType("T"))
+		w.line("/// sizeof(%s) bytes of dynamic shared memory for the state the limbs share.", e.limbStateType("T"))
 	}
 	w.line("template <typename T>")
-	w.block(fmt.Sprintf("__global__ void __launch_bounds__(32 * limb_count<Robot>()) %s_limbs_kernel(%s, int num_samples)", e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
+	w.block(fmt.Sprintf("__global__ void __launch_bounds__(32 * %s) %s_limbs_kernel(%s, int num_samples)", e.limbWarps(), e.name, strings.Join(append(bdecl, pdecl...), ", ")), func() {
 		w.line("extern __shared__ __align__(16) unsigned char grid_smem[];")
-		w.line("auto& st = *reinterpret_cast<%s*>(grid_smem);", e.sharedType("T"))
+		w.line("auto& st = *reinterpret_cast<%s*>(grid_smem);", e.limbStateType("T"))
 		offset := 0
 		for _, b := range e.outputs {
 			if e.limbStaged(b) {
@@ -314,7 +340,11 @@ func emitLimbsKernel(w *writer, e *entry) {
 			}
 			return ""
 		}
-		w.block("run_limbs<Robot>([&](auto scope)", func() {
+		run := "run_limbs<Robot>"
+		if e.limbTeams > 1 {
+			run = fmt.Sprintf("run_limbs<Robot, %d>", e.limbTeams)
+		}
+		w.block(run+"([&](auto scope)", func() {
 			w.comment("the limb's code reads its own joints' entries of the inputs; the compiler drops the others")
 			args := append([]string{"scope"}, e.emitSampleLocals(w, placed)...)
 			w.line("algorithms::%s<Robot>(%s);", e.algorithm, strings.Join(append(append(args, "st"), pcall...), ", "))
@@ -351,7 +381,7 @@ func (e *entry) emitLimbsLaunch(w *writer, pcall []string) {
 	_, dcall := e.bufferParams("d_")
 	w.block("if (is_limbs_shape(shape))", func() {
 		w.line("const size_t smem = %s;", e.limbSmem())
-		w.line("constexpr unsigned limb_threads = 32u * unsigned(limb_count<Robot>());  // a compile-time count")
+		w.line("constexpr unsigned limb_threads = 32u * unsigned(%s);  // a compile-time count", e.limbWarps())
 		kernelLaunch{
 			rtcName: e.limbsKernel(), kernel: e.name + "_limbs_kernel<T>",
 			grid: "static_cast<unsigned>(num_samples)", block: "limb_threads", smem: "smem",

@@ -15,7 +15,8 @@
 //                the limb above it going down the tree and for those below it going up). The kernel runs
 //                each warp's limb as a compile-time instantiation of its own (LimbScope<L>), so that a warp
 //                streams only its limb's code: one sample's latency at batch 1 is then the longest path of
-//                limbs, not the whole tree.
+//                limbs, not the whole tree. Independent algorithms of one sample may run side by side on
+//                teams of such warps, each team with a barrier of its own (BlockBarrier).
 // Sweeps call f(Index<i>{}) for every body i the calling thread owns, parents before children (forward)
 // or children before parents (backward).
 #pragma once
@@ -148,20 +149,61 @@ GLASS_HD constexpr int coordinate_body(int c) {
     return b;
 }
 
-// The block barrier of LimbScope on the GPU: every warp of the block arrives, each from its own limb's code
-// (so not the aligned barrier of __syncthreads, which wants every thread at the same instruction).
+// The barriers of LimbScope on the GPU. A block runs TEAMS teams of limb_count warps side by side, team t on
+// warps [t·NL, (t+1)·NL), each team an algorithm of its own (∇FD's limb kernel: ABA then ∇ID on one, M⁻¹ on
+// the other): arrive_and_wait meets the warps of the caller's team (named barrier 1 + t over the team's
+// threads; the block's barrier 0 where there is one team), arrive_and_wait_all the whole block. Every warp
+// arrives from its own limb's code, so not the aligned barrier of __syncthreads, which wants every thread at
+// the same instruction.
+template <int TEAM = 0, int TEAMS = 1>
 struct BlockBarrier {
+    static_assert(TEAM >= 0 && TEAM < TEAMS && TEAMS <= 15, "a named barrier per team, ids 1 to 15");
+    static constexpr int team = TEAM, teams = TEAMS;
     GLASS_HD void arrive_and_wait() const {
+#if defined(__CUDA_ARCH__)
+        if constexpr (TEAMS == 1) {
+            asm volatile("barrier.sync 0;" ::: "memory");
+        } else {
+            asm volatile("barrier.sync %0, %1;" ::"n"(1 + TEAM), "r"(blockDim.x / TEAMS) : "memory");
+        }
+#endif
+    }
+    GLASS_HD void arrive_and_wait_all() const {
 #if defined(__CUDA_ARCH__)
         asm volatile("barrier.sync 0;" ::: "memory");
 #endif
     }
 };
 
-template <int L, class Barrier = BlockBarrier>
+// The whole block of a LimbScope, every team's warps as one group: work without dependencies between bodies
+// after the teams' algorithms (for_each_item), and the barrier that joins the teams. On the host, the limbs'
+// threads of every team.
+template <class Barrier>
+struct LimbBlock {
+    static constexpr bool cooperative = true;
+    Barrier barrier;
+    uint32_t host_rank;  // the calling limb's thread among all teams' (the host's rank)
+    GLASS_HD void sync() const { barrier.arrive_and_wait_all(); }
+    GLASS_HD uint32_t rank() const {
+#if defined(__CUDA_ARCH__)
+        return threadIdx.x;
+#else
+        return host_rank;
+#endif
+    }
+    GLASS_HD uint32_t size() const {
+#if defined(__CUDA_ARCH__)
+        return blockDim.x;
+#else
+        return barrier.parties() * uint32_t(Barrier::teams);
+#endif
+    }
+};
+
+template <int L, class Barrier = BlockBarrier<>>
 struct LimbScope {
     static constexpr bool cooperative = true;
-    static constexpr int limb = L;
+    static constexpr int limb = L, team = Barrier::team, teams = Barrier::teams;
     Barrier barrier;
     // Lane 0 of the warp runs the bodies; the other lanes keep it company at the barriers.
     GLASS_HD bool runs() const {
@@ -171,23 +213,26 @@ struct LimbScope {
         return true;
 #endif
     }
+    // The barrier of the calling limb's team.
     GLASS_HD void sync() const { barrier.arrive_and_wait(); }
-    // The block's threads as one group, for work without dependencies between bodies (for_each_item); on the
-    // host, the limbs' threads (the barrier's parties).
+    // The team's threads as one group, for work without dependencies between bodies (for_each_item); on the
+    // host, the team's limbs' threads (the barrier's parties).
     GLASS_HD uint32_t rank() const {
 #if defined(__CUDA_ARCH__)
-        return threadIdx.x;
+        return threadIdx.x - uint32_t(team) * (blockDim.x / uint32_t(teams));
 #else
         return uint32_t(L);
 #endif
     }
     GLASS_HD uint32_t size() const {
 #if defined(__CUDA_ARCH__)
-        return blockDim.x;
+        return blockDim.x / uint32_t(teams);
 #else
         return barrier.parties();
 #endif
     }
+    // Every team's threads: see LimbBlock.
+    GLASS_HD LimbBlock<Barrier> block() const { return {barrier, uint32_t(team) * size() + uint32_t(L)}; }
 };
 
 template <class S>
@@ -198,13 +243,17 @@ template <class S>
 constexpr bool is_limb_scope_v = is_limb_scope<S>::value;
 
 #if defined(__CUDACC__)
-// Calls f(LimbScope<L>{}) on warp L of the block (a block of limb_count<R>() warps): each warp's limb its own
-// instantiation of f.
-template <class R, class F>
+// Calls f(LimbScope<L, BlockBarrier<t, TEAMS>>{}) on warp t·NL + L of the block (a block of TEAMS·NL warps, NL
+// = limb_count<R>()): each warp's limb its own instantiation of f, a team of NL warps per algorithm f runs.
+template <class R, int TEAMS = 1, class F>
 __device__ __forceinline__ void run_limbs(F&& f) {
+    constexpr int NL = limb_count<R>();
     const uint32_t warp = threadIdx.x / 32u;
-    static_for<limb_count<R>()>([&](auto L) {
-        if (warp == uint32_t(index_of<decltype(L)>)) f(LimbScope<index_of<decltype(L)>>{});
+    static_for<TEAMS>([&](auto t) {
+        static_for<NL>([&](auto L) {
+            if (warp == uint32_t(index_of<decltype(t)> * NL + index_of<decltype(L)>))
+                f(LimbScope<index_of<decltype(L)>, BlockBarrier<index_of<decltype(t)>, TEAMS>>{});
+        });
     });
 }
 #endif

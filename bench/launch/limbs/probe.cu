@@ -68,22 +68,32 @@ struct HostBarrier {
         }
     }
 };
+// A limb's barriers: its team's and every team's (LimbScope's BlockBarrier on the GPU).
+template <int TEAM, int TEAMS>
 struct HostBarrierRef {
-    HostBarrier* b;
-    void arrive_and_wait() const { b->arrive_and_wait(); }
-    uint32_t parties() const { return uint32_t(b->parties); }
+    static constexpr int team = TEAM, teams = TEAMS;
+    HostBarrier* mine;
+    HostBarrier* all;
+    void arrive_and_wait() const { mine->arrive_and_wait(); }
+    void arrive_and_wait_all() const { all->arrive_and_wait(); }
+    uint32_t parties() const { return uint32_t(mine->parties); }
 };
 
-// Runs f(scope) for every limb of one sample, each on a thread of its own with the barrier they share.
-template <class F>
+// Runs f(scope) for every limb of one sample in each of TEAMS teams (see run_limbs), each limb on a thread of
+// its own with the barriers it shares.
+template <int TEAMS = 1, class F>
 static void host_limbs(F&& f) {
-    HostBarrier barrier{};
-    barrier.parties = NLIMBS;
+    HostBarrier team[TEAMS], all{};
+    for (auto& b : team) b.parties = NLIMBS;
+    all.parties = TEAMS * NLIMBS;
     std::vector<std::thread> limbs;
-    static_for<NLIMBS>([&](auto L) {
-        limbs.emplace_back([&, L] { f(LimbScope<index_of<decltype(L)>, HostBarrierRef>{HostBarrierRef{&barrier}}); });
+    static_for<TEAMS>([&](auto t) {
+        static_for<NLIMBS>([&](auto L) {
+            using Barrier = HostBarrierRef<index_of<decltype(t)>, TEAMS>;
+            limbs.emplace_back([&, t, L] { f(LimbScope<index_of<decltype(L)>, Barrier>{Barrier{&team[t], &all}}); });
+        });
     });
-    for (auto& t : limbs) t.join();
+    for (auto& th : limbs) th.join();
 }
 
 template <typename T>
@@ -135,16 +145,17 @@ static double host_check_minv(const Inputs& in) {
     return max_err(got, ref);
 }
 
-// ∇FD at (q, qd, tau): its phases in the limb scope, the column solve over the limbs' threads. Its errors in
-// precision T against forward_dynamics_gradient_thread in float64: the limbs' (first) and the one thread's
-// (second). ∇FD multiplies the rounding of ∇ID, whose sums the limbs take in another order, by M⁻¹.
+// ∇FD at (q, qd, tau) as its limb kernel runs it: M⁻¹ on one team of limbs' threads beside ABA and ∇ID on the
+// other, the column solve over both teams' threads. Its errors in precision T against
+// forward_dynamics_gradient_thread in float64: the limbs' (first) and the one thread's (second). ∇FD
+// multiplies the rounding of ∇ID, whose sums the limbs take in another order, by M⁻¹.
 template <typename T>
 static std::pair<double, double> host_check_fdg(const Inputs& in) {
     const auto q = probe::cast<T>(in.q), qd = probe::cast<T>(in.qd), tau = probe::cast<T>(in.tau);
     const size_t nn = size_t(NV) * NV;
     std::vector<double> ref(3 * size_t(in.n) * nn);
     std::vector<T> thread(3 * size_t(in.n) * nn), got(3 * size_t(in.n) * nn, T(NAN));
-    auto st = std::make_unique<algorithms::FdGradientState<Robot, T>>();
+    auto st = std::make_unique<algorithms::FdGradientTeamsState<Robot, T>>();
     for (int k = 0; k < in.n; ++k) {
         const size_t a = size_t(k) * NQ, b = size_t(k) * NV;
         double* r = &ref[3 * size_t(k) * nn];
@@ -153,7 +164,7 @@ static std::pair<double, double> host_check_fdg(const Inputs& in) {
         T* t = &thread[3 * size_t(k) * nn];
         forward_dynamics_gradient_thread<T>(t, t + nn, t + 2 * nn, &q[a], &qd[b], &tau[b], default_gravity<T>());
         T* o = &got[3 * size_t(k) * nn];
-        host_limbs([&](const auto& scope) {
+        host_limbs<2>([&](const auto& scope) {
             algorithms::forward_dynamics_gradient<Robot>(scope, o, o + nn, o + 2 * nn, &q[a], &qd[b], &tau[b], *st,
                                                          default_gravity<T>());
         });
@@ -201,6 +212,7 @@ struct Entry {
     int max_threads;
     size_t per_sample;
     void (*launch)(T*, const Device<T>&, LaunchShape, cudaStream_t, int);
+    int limb_teams = 1;  // teams of limb warps in its limb kernel
     T* out = nullptr;
     std::vector<T> ref;
 };
@@ -212,7 +224,7 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
     Entry<T> entries[] = {{"aba", ABA_MAX_THREADS<T>(), size_t(NV), launch_aba<T>},
                           {"idg", INVERSE_DYNAMICS_GRADIENT_MAX_THREADS<T>(), 2 * nn, launch_idg<T>},
                           {"minv", MINV_MAX_THREADS<T>(), nn, launch_minv<T>},
-                          {"fdg", FORWARD_DYNAMICS_GRADIENT_MAX_THREADS<T>(), 3 * nn, launch_fdg<T>}};
+                          {"fdg", FORWARD_DYNAMICS_GRADIENT_MAX_THREADS<T>(), 3 * nn, launch_fdg<T>, 2}};
     // e's outputs at shape on the check samples, NaN-poisoned first; their largest error against e.ref
     const auto check_at = [&](Entry<T>& e, LaunchShape shape) {
         const size_t count = e.per_sample * size_t(check.n);
@@ -228,7 +240,7 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
         PROBE_CHECK(cudaDeviceSynchronize());
         e.ref = probe::download(e.out, count);
         std::printf("%s %s check %s limbs (%d warps): max err %.3g against the %s, %d samples\n", robot, precision,
-                    e.name, NLIMBS, check_at(e, LIMBS_LAUNCH_SHAPE), e.per_sample == 3 * nn ? "phases" : "one thread",
+                    e.name, e.limb_teams * NLIMBS, check_at(e, LIMBS_LAUNCH_SHAPE), e.per_sample == 3 * nn ? "phases" : "one thread",
                     check.n);
     }
     // batch-1 time of each entry point at every shape its bounds allow and at its limb kernel's, each shape first
@@ -243,7 +255,7 @@ static void gpu_run(const char* robot, const char* precision, const Inputs& chec
                 const double err = check_at(e, shape);
                 const double us = probe::graph_us([&](cudaStream_t st) { e.launch(e.out, d1, shape, st, 1); });
                 std::printf("%s %s %s batch1 %s %dx%d %.3f us (max err %.3g on %d samples)\n", robot, e.name, precision,
-                            limbs ? "limbs" : e.name, limbs ? 32 * NLIMBS : shape.threads_per_sample,
+                            limbs ? "limbs" : e.name, limbs ? 32 * e.limb_teams * NLIMBS : shape.threads_per_sample,
                             limbs ? 1 : shape.samples_per_block, us, err, check.n);
             }
     }

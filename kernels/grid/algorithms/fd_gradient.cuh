@@ -30,6 +30,18 @@ struct FdGradientState {
     };
 };
 
+// The state of ∇FD's limb kernel, whose two teams of limb warps run M⁻¹ beside ABA and ∇ID (below): M⁻¹'s
+// state apart from theirs.
+template <class R, typename T>
+struct FdGradientTeamsState {
+    T qdd[R::NV];
+    union {
+        AbaState<R, T> aba;
+        RneaGradientState<R, T> gradient;
+    };
+    MinvState<R, T> minv;
+};
+
 // Column c of d ([NV, NV] row-major) set to −M⁻¹·col, Minv [NV, NV] row-major.
 template <class R, typename T>
 GLASS_HD void fd_gradient_store_column(T* d, const T* Minv, const T* col, int c) {
@@ -168,6 +180,7 @@ GLASS_HD void forward_dynamics_gradient(const S& scope, T* dqdd_dq, T* dqdd_dqd,
             return;
         }
     }
+    if constexpr (is_limb_scope_v<S>) static_assert(S::teams == 1, "two teams of limb warps take FdGradientTeamsState");
     aba<R>(scope, st.qdd, q, qd, tau, st.aba, gravity);
     scope.sync();
     inverse_dynamics_gradient<R>(scope, dqdd_dq, dqdd_dqd, q, qd, st.qdd, st.gradient, gravity);
@@ -187,6 +200,28 @@ GLASS_HD void forward_dynamics_gradient(const S& scope, T* dqdd_dq, T* dqdd_dqd,
         fd_gradient_solve_column<R>(item < R::NV ? dqdd_dq : dqdd_dqd, Minv, item % R::NV);
     });
     scope.sync();
+}
+
+// ∇FD in the limb scope with two teams of limb warps (the limb kernel, run_limbs<R, 2>): M⁻¹ needs only q, so
+// team 1 runs it while team 0 runs ABA and then ∇ID at ABA's qdd; one sample's latency is then the longer of
+// the two rather than their sum. The column solve runs on the whole block once both are done.
+template <class R, typename T, int L, class B>
+GLASS_HD void forward_dynamics_gradient(const LimbScope<L, B>& scope, T* dqdd_dq, T* dqdd_dqd, T* Minv, const T* q,
+                                        const T* qd, const T* tau, FdGradientTeamsState<R, T>& st, Vec3<T> gravity) {
+    static_assert(B::teams == 2, "FdGradientTeamsState is the state of two teams");
+    if constexpr (B::team == 0) {
+        aba<R>(scope, st.qdd, q, qd, tau, st.aba, gravity);
+        scope.sync();
+        inverse_dynamics_gradient<R>(scope, dqdd_dq, dqdd_dqd, q, qd, st.qdd, st.gradient, gravity);
+    } else {
+        minv<R>(scope, Minv, q, st.minv);
+    }
+    const auto block = scope.block();
+    block.sync();
+    for_each_item<2 * R::NV>(block, [&](int item) {
+        fd_gradient_solve_column<R>(item < R::NV ? dqdd_dq : dqdd_dqd, Minv, item % R::NV);
+    });
+    block.sync();
 }
 
 #if defined(__CUDACC__)
