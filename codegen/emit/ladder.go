@@ -119,15 +119,16 @@ func (e *entry) spilled() int {
 	return e.temp
 }
 
+// stateType is the C++ type of the algorithms' state template name for precision typ.
+func stateType(name, typ string) string { return fmt.Sprintf("algorithms::%s<Robot, %s>", name, typ) }
+
 // sharedType is the algorithm template's cross-body state for precision typ.
-func (e *entry) sharedType(typ string) string {
-	return fmt.Sprintf("algorithms::%s<Robot, %s>", e.shared, typ)
-}
+func (e *entry) sharedType(typ string) string { return stateType(e.shared, typ) }
 
 // limbStateType is the limb kernel's shared state for precision typ.
 func (e *entry) limbStateType(typ string) string {
 	if e.limbShared != "" {
-		return fmt.Sprintf("algorithms::%s<Robot, %s>", e.limbShared, typ)
+		return stateType(e.limbShared, typ)
 	}
 	return e.sharedType(typ)
 }
@@ -307,8 +308,8 @@ func emitLimbsKernel(w *writer, e *entry) {
 	w.line("/// %s", e.doc)
 	w.line("/// Batched kernel for batches where one sample's latency counts (LIMBS_LAUNCH_SHAPE): block k runs sample k,")
 	if e.limbTeams > 1 {
-		w.line("/// warp t·NL + L of its %s warps (NL = limb_count<Robot>()) limb L of the tree for team t", e.limbWarps())
-		w.line("/// (grid/schedule.cuh, LimbScope), with")
+		w.line("/// warp t·NL + L of its %s warps (NL = limb_count<Robot>()) runs limb L of the tree for", e.limbWarps())
+		w.line("/// team t (grid/schedule.cuh, LimbScope), with")
 	} else {
 		w.line("/// warp L of its limb_count<Robot>() warps limb L of the tree (grid/schedule.cuh, LimbScope), with")
 	}

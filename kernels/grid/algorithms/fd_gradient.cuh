@@ -60,6 +60,16 @@ GLASS_HD void fd_gradient_solve_column(T* d, const T* Minv, int c) {
     fd_gradient_store_column<R>(d, Minv, col, c);
 }
 
+// ∂τ/∂q and ∂τ/∂qd in dqdd_dq and dqdd_dqd replaced by −M⁻¹·∂τ, column by column in place over the scope (each
+// column belongs to one thread), then a barrier.
+template <class R, typename T, class S>
+GLASS_HD void fd_gradient_solve_columns(const S& scope, T* dqdd_dq, T* dqdd_dqd, const T* Minv) {
+    for_each_item<2 * R::NV>(scope, [&](int item) {
+        fd_gradient_solve_column<R>(item < R::NV ? dqdd_dq : dqdd_dqd, Minv, item % R::NV);
+    });
+    scope.sync();
+}
+
 #if !defined(__CUDA_ARCH__)
 // d ([NV, NV] row-major) replaced by −M⁻¹·d, the host's form of the column solve above: eight columns per
 // pass over M⁻¹ (a large robot's M⁻¹ exceeds the caches), their entries interleaved so that the eight sums
@@ -195,11 +205,7 @@ GLASS_HD void forward_dynamics_gradient(const S& scope, T* dqdd_dq, T* dqdd_dqd,
         return;
     }
 #endif
-    // column by column, in place (each column belongs to one thread)
-    for_each_item<2 * R::NV>(scope, [&](int item) {
-        fd_gradient_solve_column<R>(item < R::NV ? dqdd_dq : dqdd_dqd, Minv, item % R::NV);
-    });
-    scope.sync();
+    fd_gradient_solve_columns<R>(scope, dqdd_dq, dqdd_dqd, Minv);
 }
 
 // ∇FD in the limb scope with two teams of limb warps (the limb kernel, run_limbs<R, 2>): M⁻¹ needs only q, so
@@ -218,10 +224,7 @@ GLASS_HD void forward_dynamics_gradient(const LimbScope<L, B>& scope, T* dqdd_dq
     }
     const auto block = scope.block();
     block.sync();
-    for_each_item<2 * R::NV>(block, [&](int item) {
-        fd_gradient_solve_column<R>(item < R::NV ? dqdd_dq : dqdd_dqd, Minv, item % R::NV);
-    });
-    block.sync();
+    fd_gradient_solve_columns<R>(block, dqdd_dq, dqdd_dqd, Minv);
 }
 
 #if defined(__CUDACC__)
