@@ -13,8 +13,9 @@
 //                                      ∂τ_k/∂qd_j = S_k·(Y_J d_j + B_J σ_j)
 // and zero otherwise. Composites are plain sums in world coordinates, so the backward sweep only adds;
 // each body then fills its own rows against its ancestors' columns and its ancestors' rows against its own
-// columns: O(NB·depth) six-vector dot products after O(NB) spatial algebra. Every output element is
-// written exactly once (zeros by the row's joint), so the outputs may be global memory.
+// columns: O(NB·depth) six-vector dot products after O(NB) spatial algebra. On an unrolled robot in thread
+// or group scope every output element is written exactly once (zeros by the row's joint), so the outputs may
+// be global memory; a rolled robot and a limb scope zero them all first, a barrier before the path entries.
 #pragma once
 
 #include "grid/algorithms/directions.cuh"
@@ -72,12 +73,15 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
     auto Bb = scope_array<R, S>(st.B);
     auto Fb = scope_array<R, S>(st.F);
     // A rolled robot zeroes the outputs first (the columns off each body's path are not known at compile
-    // time) and then writes the path entries.
-    if constexpr (rolled_v<R>) {
+    // time) and then writes the path entries; so does a limb scope, with the lanes that would otherwise idle
+    // while lane 0 runs the limb (each limb's lane 0 had streamed a store per zero).
+    constexpr bool zeros_first = rolled_v<R> || is_limb_scope_v<S>;
+    if constexpr (zeros_first) {
         for_each_item<R::NV * R::NV>(scope, [&](int k) {
             dtau_dq[k] = T(0);
             dtau_dqd[k] = T(0);
         });
+        if constexpr (is_limb_scope_v<S>) scope.sync();
     }
     forward_sweep<R>(scope, [&](auto i) GLASS_INLINE_LAMBDA {
         const auto jt = joint<R>(i);
@@ -135,7 +139,7 @@ GLASS_HD void inverse_dynamics_gradient(const S& scope, OutQ dtau_dq, OutQD dtau
         });
         // an unrolled robot's zeros: this joint's rows against the columns of earlier joints on other branches,
         // and their rows against its columns (the later joint of each pair writes both)
-        if constexpr (!rolled_v<R>) {
+        if constexpr (!zeros_first) {
             constexpr int body = index_of<decltype(i)>;
             static_for<body>([&](auto e) {
                 using E = JointAt<R, e>;
