@@ -489,14 +489,6 @@ GLASS_HD void subspace_project(const J& j, const Spatial<T>& f, T* out) {
     }
 }
 
-// S of a one-degree-of-freedom joint.
-template <typename T, class J>
-GLASS_HD Spatial<T> subspace_column(const J& j) {
-    static_assert(J::nv == 1, "one degree of freedom");
-    const T one = T(1);
-    return subspace_apply(j, &one);
-}
-
 // Sᵀ·f for a one-degree-of-freedom joint.
 template <class J, typename T>
 GLASS_HD T subspace_project1(const J& j, const Spatial<T>& f) {

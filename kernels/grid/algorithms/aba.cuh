@@ -80,7 +80,7 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
             root_IA = IA;
             pA[i] = p;
         } else {
-            U[i] = apply(IA, subspace_column<T>(j));
+            U[i] = inertia_subspace(j, IA, Index<0>{});
             dinv[i] = T(1) / subspace_project1(j, U[i]);
             u[i] = tau[j.v] - subspace_project1(j, p);
             if constexpr (!J::is_root) {
