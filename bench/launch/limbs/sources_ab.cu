@@ -21,6 +21,16 @@ static double err_of(const std::vector<float>& got, const std::vector<double>& r
     return probe::max_err(got, ref);
 }
 
+// The error of a kernel's m matrix outputs of nn entries each (all samples' first output, then all samples'
+// second, ...) against a reference laid out by sample.
+static double matrices_err(const std::vector<float>& got, int m, int n, size_t nn, const std::vector<double>& ref) {
+    std::vector<float> by_sample(got.size());
+    for (int k = 0; k < n; ++k)
+        for (int o = 0; o < m; ++o)
+            for (size_t e = 0; e < nn; ++e) by_sample[(size_t(m) * k + o) * nn + e] = got[(size_t(o) * n + k) * nn + e];
+    return err_of(by_sample, ref);
+}
+
 static void report(const char* what, double err, double us) {
     std::printf("AB %s %s %s err %.3g us %.3f\n", robot_name, AB_TAG, what, err, us);
 }
@@ -73,12 +83,7 @@ int main(int argc, char** argv) {
         PROBE_CHECK(cudaMemset(out, 0xff, 2 * nn * n * sizeof(T)));
         inverse_dynamics_gradient_limbs_kernel<T><<<n, NLT, smem>>>(out, out + nn * n, d.q, d.qd, d.tau, g, n);
         PROBE_CHECK(cudaDeviceSynchronize());
-        const auto got = probe::download(out, 2 * nn * n);
-        std::vector<float> bys(got.size());
-        for (int k = 0; k < n; ++k)
-            for (int m = 0; m < 2; ++m)
-                for (size_t e = 0; e < nn; ++e) bys[(2 * size_t(k) + m) * nn + e] = got[(size_t(m) * n + k) * nn + e];
-        const double e = err_of(bys, ref);
+        const double e = matrices_err(probe::download(out, 2 * nn * n), 2, n, nn, ref);
         const double us = probe::graph_us([&](cudaStream_t s) { inverse_dynamics_gradient_limbs_kernel<T><<<1, NLT, smem, s>>>(out, out + nn, d1.q, d1.qd, d1.tau, g, 1); });
         report("idg_limbs_b1", e, us);
         PROBE_CHECK(cudaFree(out));
@@ -114,12 +119,7 @@ int main(int argc, char** argv) {
         PROBE_CHECK(cudaMemset(out, 0xff, 3 * nn * n * sizeof(T)));
         forward_dynamics_gradient_limbs_kernel<T><<<n, 2 * NLT, smem>>>(out, out + nn * n, out + 2 * nn * n, d.q, d.qd, d.tau, g, n);
         PROBE_CHECK(cudaDeviceSynchronize());
-        const auto got = probe::download(out, 3 * nn * n);
-        std::vector<float> bys(got.size());
-        for (int k = 0; k < n; ++k)
-            for (int m = 0; m < 3; ++m)
-                for (size_t e = 0; e < nn; ++e) bys[(3 * size_t(k) + m) * nn + e] = got[(size_t(m) * n + k) * nn + e];
-        const double e = err_of(bys, ref);
+        const double e = matrices_err(probe::download(out, 3 * nn * n), 3, n, nn, ref);
         const double us = probe::graph_us([&](cudaStream_t s) {
             forward_dynamics_gradient_limbs_kernel<T><<<1, 2 * NLT, smem, s>>>(out, out + nn, out + 2 * nn, d1.q, d1.qd, d1.tau, g, 1); });
         report("fdg_limbs_b1", e, us);
