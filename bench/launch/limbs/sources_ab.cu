@@ -17,10 +17,6 @@ using probe::Inputs;
 #endif
 static const char* robot_name = "robot";
 
-static double err_of(const std::vector<float>& got, const std::vector<double>& ref) {
-    return probe::max_err(got, ref);
-}
-
 // The error of a kernel's m matrix outputs of nn entries each (all samples' first output, then all samples'
 // second, ...) against a reference laid out by sample.
 static double matrices_err(const std::vector<float>& got, int m, int n, size_t nn, const std::vector<double>& ref) {
@@ -28,7 +24,7 @@ static double matrices_err(const std::vector<float>& got, int m, int n, size_t n
     for (int k = 0; k < n; ++k)
         for (int o = 0; o < m; ++o)
             for (size_t e = 0; e < nn; ++e) by_sample[(size_t(m) * k + o) * nn + e] = got[(size_t(o) * n + k) * nn + e];
-    return err_of(by_sample, ref);
+    return probe::max_err(by_sample, ref);
 }
 
 static void report(const char* what, double err, double us) {
@@ -55,7 +51,7 @@ int main(int argc, char** argv) {
         PROBE_CHECK(cudaMemset(d.qdd, 0xff, size_t(n) * NV * sizeof(T)));
         aba_limbs_kernel<T><<<n, NLT, smem>>>(d.qdd, d.q, d.qd, d.tau, g, n);
         PROBE_CHECK(cudaDeviceSynchronize());
-        const double e = err_of(d.out(), ref);
+        const double e = probe::max_err(d.out(), ref);
         const double us = probe::graph_us([&](cudaStream_t s) { aba_limbs_kernel<T><<<1, NLT, smem, s>>>(d1.qdd, d1.q, d1.qd, d1.tau, g, 1); });
         report("aba_limbs_b1", e, us);
         // one thread per sample, batch 65536, 128 per block
@@ -66,7 +62,7 @@ int main(int argc, char** argv) {
         PROBE_CHECK(cudaFuncSetAttribute(aba_thread_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(tsm)));
         aba_thread_kernel<T><<<n / 128 + 1, 128, tsm>>>(d.qdd, d.q, d.qd, d.tau, g, n);
         PROBE_CHECK(cudaDeviceSynchronize());
-        const double e2 = err_of(d.out(), ref);
+        const double e2 = probe::max_err(d.out(), ref);
         const double us2 = probe::median_us(0, 21, [&] { aba_thread_kernel<T><<<big / 128, 128, tsm>>>(db.qdd, db.q, db.qd, db.tau, g, big); });
         report("aba_thread_65536", e2, us2);
     }
@@ -99,7 +95,7 @@ int main(int argc, char** argv) {
         PROBE_CHECK(cudaMemset(out, 0xff, nn * n * sizeof(T)));
         minv_limbs_kernel<T><<<n, NLT, smem>>>(out, d.q, n);
         PROBE_CHECK(cudaDeviceSynchronize());
-        const double e = err_of(probe::download(out, nn * n), ref);
+        const double e = probe::max_err(probe::download(out, nn * n), ref);
         const double us = probe::graph_us([&](cudaStream_t s) { minv_limbs_kernel<T><<<1, NLT, smem, s>>>(out, d1.q, 1); });
         report("minv_limbs_b1", e, us);
         PROBE_CHECK(cudaFree(out));
