@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <type_traits>
+#include <utility>
 
 namespace grid {
 
@@ -224,11 +225,45 @@ GLASS_HD void add_to(Sym6<T>& acc, const Sym6<T>& x) {
     for (int k = 0; k < 9; ++k) acc.B.m[k] += x.B.m[k];
 }
 
+// acc += I·[ang; lin] for the parts given as vector views (their zero entries skipped), one running sum per
+// entry.
+template <typename T, class VA, class VL>
+GLASS_HD Spatial<T> apply_accumulate(Acc<T> (&ang_acc)[3], Acc<T> (&lin_acc)[3], const Sym6<T>& I, const VA& ang,
+                                     const VL& lin) {
+    accumulate<T>(ang_acc, I.A, ang);
+    accumulate<T>(ang_acc, I.B, lin);
+    accumulate<T>(lin_acc, Transposed<Mat3<T>>{I.B}, ang);
+    accumulate<T>(lin_acc, I.C, lin);
+    Spatial<T> out;
+    for (int k = 0; k < 3; ++k) {
+        out.ang[k] = ang_acc[k].value;
+        out.lin[k] = lin_acc[k].value;
+    }
+    return out;
+}
+
+// I·[ang; lin].
+template <typename T, class VA, class VL>
+GLASS_HD Spatial<T> apply_parts(const Sym6<T>& I, const VA& ang, const VL& lin) {
+    Acc<T> ang_acc[3], lin_acc[3];
+    return apply_accumulate(ang_acc, lin_acc, I, ang, lin);
+}
+
+// base + I·[ang; lin].
+template <typename T, class VA, class VL>
+GLASS_HD Spatial<T> apply_parts_add(const Spatial<T>& base, const Sym6<T>& I, const VA& ang, const VL& lin) {
+    Acc<T> ang_acc[3], lin_acc[3];
+    for (int k = 0; k < 3; ++k) {
+        ang_acc[k].add(base.ang[k]);
+        lin_acc[k].add(base.lin[k]);
+    }
+    return apply_accumulate(ang_acc, lin_acc, I, ang, lin);
+}
+
 // IA·m.
 template <typename T>
 GLASS_HD Spatial<T> apply(const Sym6<T>& I, const Spatial<T>& m) {
-    return Spatial<T>{apply<T>(I.A, m.ang) + apply<T>(I.B, m.lin),
-                      apply_t<T>(I.B, m.ang) + apply<T>(I.C, m.lin)};
+    return apply_parts(I, m.ang, m.lin);
 }
 
 // I − U·Uᵀ·dinv: the articulated inertia with a one-degree-of-freedom joint removed.
@@ -542,6 +577,65 @@ GLASS_HD Spatial<T> inertia_subspace(const J& j, const Sym6<T>& I, Index<K>) {
         return Spatial<T>{apply<T>(I.A, joint_axis<T>(j)), apply_t<T>(I.B, joint_axis<T>(j))};
     } else {
         return Spatial<T>{apply<T>(I.B, joint_axis<T>(j)), apply<T>(I.C, joint_axis<T>(j))};
+    }
+}
+
+// ---- velocity products ----------------------------------------------------------------------------------
+// c = v ×ₘ S·qd: the acceleration a joint moving at qd adds to a body that moves at v, [ω × a·qd; v × a·qd]
+// for a revolute joint about the axis a and [0; ω × a·qd] for a prismatic one; zero at a root, whose v is
+// S·qd itself. A coordinate axis leaves its own component of each part zero: only the other entries are
+// formed, multiplied (velocity_product_apply_add) and added (velocity_product_add); IEEE arithmetic could not
+// drop the zeros had they been computed.
+
+// The kinds of each part of c for a one-degree-of-freedom joint.
+template <class J, typename T>
+using VelocityProductPart = CrossVec<T, decltype(joint_axis<T>(std::declval<const J&>()))>;
+
+// c for joint J at its velocity qd (J::nv values) in a body moving at v (the joint's own motion included).
+template <class J, typename T>
+GLASS_HD Spatial<T> velocity_product(const J& j, const Spatial<T>& v, const T* qd) {
+    if constexpr (J::is_root) {
+        return zero_spatial<T>();
+    } else {
+        static_assert(J::nv == 1, "a free-flyer joint is the root of the tree");
+        using A = decltype(joint_axis<T>(j));
+        const ScaledVec<A, T> s{joint_axis<T>(j), qd[0]};
+        if constexpr (J::kind == JOINT_REVOLUTE) {
+            return Spatial<T>{cross<T>(v.ang, s), cross<T>(v.lin, s)};
+        } else {
+            return Spatial<T>{Vec<T>{{T(0), T(0), T(0)}}, cross<T>(v.ang, s)};
+        }
+    }
+}
+
+// m + c, adding only c's entries that are not zero by structure.
+template <class J, typename T>
+GLASS_HD Spatial<T> velocity_product_add(const J&, Spatial<T> m, const Spatial<T>& c) {
+    if constexpr (!J::is_root) {
+        using P = VelocityProductPart<J, T>;
+        static_for<3>([&](auto k) {
+            if constexpr (P::template kind<k>() != ENTRY_ZERO) {
+                if constexpr (J::kind == JOINT_REVOLUTE) m.ang[k] += c.ang[k];
+                m.lin[k] += c.lin[k];
+            }
+        });
+    }
+    return m;
+}
+
+// base + I·c, reading only c's entries that are not zero by structure (a root's c is zero).
+template <class J, typename T>
+GLASS_HD Spatial<T> velocity_product_apply_add(const J&, const Spatial<T>& base, const Sym6<T>& I,
+                                               const Spatial<T>& c) {
+    if constexpr (J::is_root) {
+        return base;
+    } else {
+        using P = VelocityProductPart<J, T>;
+        if constexpr (J::kind == JOINT_REVOLUTE) {
+            return apply_parts_add(base, I, P{c.ang}, P{c.lin});
+        } else {
+            return apply_parts_add(base, I, ZeroVec<T>{}, P{c.lin});
+        }
     }
 }
 

@@ -151,6 +151,29 @@ struct ScaledVec {
     GLASS_HD T at() const { return axis.template at<I>() * q; }
 };
 
+// A run-time 3-vector with entries of compile-time kinds K0, K1, K2: those of kind ENTRY_ZERO are zero by
+// structure and never read (a cross product with a coordinate axis).
+template <typename T, int K0, int K1, int K2>
+struct SparseVec {
+    Vec<T> v;
+    template <int I>
+    GLASS_HD static constexpr int kind() { return I == 0 ? K0 : I == 1 ? K1 : K2; }
+    template <int I>
+    GLASS_HD T at() const { return v[I]; }
+};
+
+// The kind of entry K of x × b for a general x and a vector view B: zero where B is zero in both other entries.
+template <class B, int K>
+GLASS_HD constexpr int cross_kind() {
+    return B::template kind<(K + 1) % 3>() == ENTRY_ZERO && B::template kind<(K + 2) % 3>() == ENTRY_ZERO
+               ? ENTRY_ZERO
+               : ENTRY_GENERAL;
+}
+
+// x × b as a SparseVec, for a general x and a vector view B.
+template <typename T, class B>
+using CrossVec = SparseVec<T, cross_kind<B, 0>(), cross_kind<B, 1>(), cross_kind<B, 2>()>;
+
 // Matrix and vector tables read at run time (a rolled robot's constants): every entry general.
 template <typename T>
 struct TableMat3 {
@@ -315,7 +338,26 @@ GLASS_HD T apply_add_entry(const A& a, const M& m, const V& x, Seq<K...>) {
     return acc.value;
 }
 
+// acc += Σ_k M(I, k)·x(k)
+template <typename T, int I, class M, class V, int... K>
+GLASS_HD void accumulate_entry(Acc<T>& acc, const M& m, const V& x, Seq<K...>) {
+    (add_product<M::template kind<I, K>(), V::template kind<K>()>(acc, T(m.template at<I, K>()),
+                                                                    T(x.template at<K>())),
+     ...);
+}
+
 }  // namespace structured_detail
+
+// acc[I] += Σ_k M(I, k)·x(k) for I = 0, 1, 2: products of several views added into one running sum per entry
+// (one multiply-add each) rather than summed as separate vectors.
+template <typename T, class M, class V>
+GLASS_HD void accumulate(Acc<T> (&acc)[3], const M& m, const V& x) {
+    using structured_detail::accumulate_entry;
+    using structured_detail::Seq3;
+    accumulate_entry<T, 0>(acc[0], m, x, Seq3{});
+    accumulate_entry<T, 1>(acc[1], m, x, Seq3{});
+    accumulate_entry<T, 2>(acc[2], m, x, Seq3{});
+}
 
 // y = M·x.
 template <typename T, class M, class V>

@@ -18,7 +18,7 @@ template <class R, typename T>
 struct AbaState {
     JointPose<T> pose[R::NB];
     Spatial<T> v[R::NB];     // body velocities, then body accelerations
-    Spatial<T> c[R::NB];     // velocity-product accelerations v × S·qd
+    Spatial<T> c[R::NB];     // velocity-product accelerations v × S·qd (velocity_product)
     Spatial<T> pA[R::NB];    // bias forces v ×* I·v, then articulated
     Sym6<T> IA_up[R::NB];    // articulated inertia a body passes to its parent, in parent coordinates
     Spatial<T> pA_up[R::NB]; // articulated bias force it passes to its parent, in parent coordinates
@@ -52,7 +52,7 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
         const Spatial<T> vj = subspace_apply(j, qd + j.v);
         Spatial<T> v = vj;
         if constexpr (!J::is_root) v = joint_motion_to_body(j, pose[i], vel[parent_of<R>(i)]) + vj;
-        c[i] = motion_cross(v, vj);
+        c[i] = velocity_product(j, v, qd + j.v);
         pA[i] = force_cross(v, inertia_apply(j, v));
         vel[i] = v;
     });
@@ -85,7 +85,7 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
             u[i] = tau[j.v] - subspace_project1(j, p);
             if constexpr (!J::is_root) {
                 const Sym6<T> Ia = rank1_remove(IA, U[i], dinv[i]);
-                const Spatial<T> pa = p + apply(Ia, c[i]) + (dinv[i] * u[i]) * U[i];
+                const Spatial<T> pa = velocity_product_apply_add(j, p + (dinv[i] * u[i]) * U[i], Ia, c[i]);
                 const auto parent = parent_of<R>(i);
                 if constexpr (same_thread<R, S, decltype(i), decltype(parent)>) {
                     if constexpr (last_child_on_thread<R, S>(J::parent) == index_of<decltype(i)>)  // first to run
@@ -107,9 +107,9 @@ GLASS_HD void aba(const S& scope, T* qdd, const T* q, const T* qd, const T* tau,
         if constexpr (J::is_root) {
             Spatial<T> a0 = zero_spatial<T>();
             a0.lin = Vec<T>{{-gravity.x, -gravity.y, -gravity.z}};
-            a = joint_motion_to_body(j, pose[i], a0) + c[i];
+            a = joint_motion_to_body(j, pose[i], a0);
         } else {
-            a = joint_motion_to_body(j, pose[i], vel[parent_of<R>(i)]) + c[i];
+            a = velocity_product_add(j, joint_motion_to_body(j, pose[i], vel[parent_of<R>(i)]), c[i]);
         }
         if constexpr (J::kind == JOINT_FREE_FLYER) {
             // x = IA⁻¹·(S·τ − pA − IA·a'), qdd = Sᵀ·x, a = a' + x

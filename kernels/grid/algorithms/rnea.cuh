@@ -46,7 +46,7 @@ GLASS_HD void rnea_body_motion(I i, const T* q, const T* qd, const T* qdd, RneaM
     if (qd != nullptr) {
         const Spatial<T> vj = subspace_apply(j, qd + j.v);
         v = v + vj;
-        a = a + motion_cross(v, vj);
+        a = velocity_product_add(j, a, velocity_product(j, v, qd + j.v));
     }
     if (qdd != nullptr) a = a + subspace_apply(j, qdd + j.v);
     st.v[i] = v;
