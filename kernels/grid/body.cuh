@@ -288,28 +288,18 @@ GLASS_HD Sym6<T> rotate_t(const M& E, const Sym6<T>& I) {
 }
 
 // Xᵀ·I·X for the pure translation X = [[1, 0], [−[r]ₓ, 1]] given by the vector view r:
-// C' = C, B' = B + [r]ₓ·C, A' = A + [r]ₓ·Bᵀ − B'·[r]ₓ, each entry one running sum from B or A (entry (i, j)
-// of −B'·[r]ₓ is Σ_k B'(i, k)·[r]ₓ(j, k), [r]ₓ being skew).
+// C' = C, B' = B + [r]ₓ·C, A' = A + [r]ₓ·Bᵀ − B'·[r]ₓ.
 template <typename T, class V>
 GLASS_HD Sym6<T> translate_t(const V& r, const Sym6<T>& I) {
     const Skew<V> R{r};
+    const Mat3<T> RC = mul<T>(R, I.C);
     Sym6<T> out;
     out.C = I.C;
-    static_for<3>([&](auto jj) {
-        constexpr int j = index_of<decltype(jj)>;
-        Acc<T> col[3];
-        for (int i = 0; i < 3; ++i) col[i].add(I.B(i, j));
-        accumulate<T>(col, R, ColView<Sym3<T>, j>{I.C});
-        for (int i = 0; i < 3; ++i) out.B(i, j) = col[i].value;
-    });
-    static_for<3>([&](auto jj) {
-        constexpr int j = index_of<decltype(jj)>;
-        Acc<T> col[3];
-        for (int i = 0; i < 3; ++i) col[i].add(I.A(i, j));
-        accumulate<T>(col, R, RowView<Mat3<T>, j>{I.B});
-        accumulate<T>(col, out.B, RowView<Skew<V>, j>{R});
-        for (int i = 0; i <= j; ++i) out.A(i, j) = col[i].value;
-    });
+    for (int k = 0; k < 9; ++k) out.B.m[k] = I.B.m[k] + RC.m[k];
+    const Mat3<T> RBt = mul<T>(R, Transposed<Mat3<T>>{I.B});
+    const Mat3<T> BR = mul<T>(out.B, R);
+    for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j) out.A(i, j) = I.A(i, j) + RBt(i, j) - BR(i, j);
     return out;
 }
 

@@ -233,24 +233,6 @@ struct Transposed {
     GLASS_HD auto at() const { return m.template at<J, I>(); }
 };
 
-// Row ROW and column COL of a matrix view as vector views.
-template <class M, int ROW>
-struct RowView {
-    const M& m;
-    template <int I>
-    GLASS_HD static constexpr int kind() { return M::template kind<ROW, I>(); }
-    template <int I>
-    GLASS_HD auto at() const { return m.template at<ROW, I>(); }
-};
-template <class M, int COL>
-struct ColView {
-    const M& m;
-    template <int I>
-    GLASS_HD static constexpr int kind() { return M::template kind<I, COL>(); }
-    template <int I>
-    GLASS_HD auto at() const { return m.template at<I, COL>(); }
-};
-
 // The cross-product matrix [v]ₓ of a vector view: [v]ₓ·x = v × x.
 template <class V>
 struct Skew {
