@@ -250,14 +250,14 @@ const largeRobotNV = 40
 // Time limits of the test suites: go test (which builds and runs tests/python through tests/suite_test.go)
 // and the pytest suites mage runs itself.
 const (
-	goTestLimit = 40 * time.Minute
+	goTestLimit = 48 * time.Minute
 	pytestLimit = 10 * time.Minute
 )
 
 // Test runs every test: formatting and vet checks, the Go suite (which drives tests/python), and the Python
 // suites tests/pinocchio and tests/operators in the project's virtual environment (created on first use).
 // It prints a line whenever a package, a slow test or a pytest file finishes, names what is still running
-// when nothing was printed for 30 s, stops a suite at its time limit (go test 40 min, pytest 10 min) with a
+// when nothing was printed for 30 s, stops a suite at its time limit (go test 48 min, pytest 10 min) with a
 // message saying so, and ends with a summary per suite.
 func Test() error {
 	mg.Deps(Venv)
