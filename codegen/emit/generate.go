@@ -116,8 +116,7 @@ func Generate(r *model.Robot, opt Options) (*Output, error) {
 	w.line("#pragma once")
 	w.blank()
 	for _, inc := range []string{"glass/scope.cuh", "glass/spatial.cuh", "glass/linalg.cuh", "glass/quaternion.cuh",
-		"grid/launch.cuh",
-		"grid/algorithms.cuh"} {
+		"grid/launch.cuh", "grid/algorithms.cuh"} {
 		w.line("#include \"%s\"", inc)
 	}
 	w.blank()
